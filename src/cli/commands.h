@@ -1,0 +1,11 @@
+#pragma once
+// Each subcommand of `attn` lives in its own file and registers itself on the app here.
+#include <CLI/CLI.hpp>
+
+namespace attn::cli {
+
+void add_corpus_command(CLI::App& app);
+void add_vocab_command(CLI::App& app);
+void add_bleu_command(CLI::App& app);
+
+}  // namespace attn::cli
