@@ -1,0 +1,122 @@
+#pragma once
+// The kernel interface: every numeric operation the layers need, on memory the backend owns.
+// Layers call only this interface, so a CUDA backend can replace the CPU one without touching
+// anything above this floor. Pointers are device pointers; shapes are row-major.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace attn {
+
+enum class Trans : bool { No = false, Yes = true };
+
+// Strides of a two-level batch of matrices (e.g. sentence × head in attention):
+// matrix (o, i) of A starts at a + o * a_outer + i * a_inner, likewise for B and C.
+struct GemmBatch {
+  int outer = 1, inner = 1;
+  std::int64_t a_outer = 0, a_inner = 0;
+  std::int64_t b_outer = 0, b_inner = 0;
+  std::int64_t c_outer = 0, c_inner = 0;
+};
+
+// Which keys a query may attend to. Keys at or beyond the sentence's length are padding.
+struct AttentionMask {
+  const std::int32_t* key_lengths = nullptr;  // [batch], device memory; null: all keys valid
+  bool causal = false;                         // query q sees keys k <= q + query_offset
+  int query_offset = 0;                        // position of the first query (incremental decoding)
+  int window = 0;                              // > 0: restricted attention, |q + offset - k| <= window
+};
+
+// Sums over the non-ignored targets of a batch, returned to the host.
+struct LossSums {
+  double loss = 0;           // label-smoothed cross-entropy
+  double nll = 0;            // plain negative log-likelihood of the targets
+  std::int64_t tokens = 0;   // targets that were not ignored
+};
+
+struct AdamHyper {
+  float lr = 0, beta1 = 0.9f, beta2 = 0.98f, eps = 1e-9f;
+  float grad_scale = 1;      // gradients are multiplied by this first (e.g. clipping)
+  std::int64_t step = 1;     // 1-based, for bias correction
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+
+  // Memory.
+  virtual void* allocate(std::size_t bytes) = 0;
+  virtual void deallocate(void* p) = 0;
+  virtual void copy_to_device(void* dst, const void* host_src, std::size_t bytes) = 0;
+  virtual void copy_to_host(void* host_dst, const void* src, std::size_t bytes) = 0;
+  virtual void copy(void* dst, const void* src, std::size_t bytes) = 0;
+  virtual void fill(float* x, std::int64_t n, float value) = 0;
+
+  // Linear algebra: C = alpha * op(A) op(B) + beta * C with op(A) m×k, op(B) k×n, C m×n.
+  virtual void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
+                    const float* b, int ldb, float beta, float* c, int ldc) = 0;
+  virtual void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a,
+                            int lda, const float* b, int ldb, float beta, float* c, int ldc,
+                            const GemmBatch& batch) = 0;
+
+  // Element-wise.
+  virtual void add(const float* a, const float* b, float* y, std::int64_t n) = 0;      // y = a + b
+  virtual void accumulate(const float* x, float* y, std::int64_t n) = 0;               // y += x
+  virtual void scale(float* x, std::int64_t n, float s) = 0;                           // x *= s
+  virtual void add_bias(float* x, const float* bias, std::int64_t rows, int cols) = 0;
+  virtual void add_bias_relu(float* x, const float* bias, std::int64_t rows, int cols) = 0;
+  virtual void relu_backward(float* dy, const float* y, std::int64_t n) = 0;           // dy *= y > 0
+  virtual void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias) = 0;  // dbias += Σ rows
+  virtual double sum_squares(const float* x, std::int64_t n) = 0;
+
+  // y = dropout(x) (y may be x): keeps each element with probability 1 - p, scaled by 1 / (1 - p).
+  // The mask is a pure function of (seed, element index): the same call on the gradient in the
+  // backward pass applies the same mask, so no mask is stored.
+  virtual void dropout(const float* x, float* y, std::int64_t n, float p, std::uint64_t seed) = 0;
+
+  // Layer normalisation over the last dimension; mean and rstd ([rows]) are kept for backward.
+  virtual void layernorm(const float* x, const float* gamma, const float* beta, float* y,
+                         float* mean, float* rstd, std::int64_t rows, int cols, float eps) = 0;
+  // dx = ∂L/∂x (overwritten); dgamma and dbeta are accumulated.
+  virtual void layernorm_backward(const float* dy, const float* x, const float* mean,
+                                  const float* rstd, const float* gamma, float* dx, float* dgamma,
+                                  float* dbeta, std::int64_t rows, int cols) = 0;
+
+  // Attention: scores [batch, heads, tq, tk] are scaled, masked and turned into probabilities in
+  // place; masked entries become exactly 0.
+  virtual void attention_softmax(float* scores, int batch, int heads, int tq, int tk,
+                                 const AttentionMask& mask, float scale) = 0;
+  // In place: dprobs becomes ∂L/∂scores (including the scale) given the probabilities.
+  virtual void attention_softmax_backward(float* dprobs, const float* probs, std::int64_t rows,
+                                          int tk, float scale) = 0;
+
+  // out[r] = table[ids[r]] * scale + (positions ? positions[r % seq_len] : 0), rows = n.
+  virtual void embedding(const std::int32_t* ids, std::int64_t n, const float* table, int dim,
+                         float scale, const float* positions, int seq_len, float* out) = 0;
+  // dtable[ids[r]] += dout[r] * scale.
+  virtual void embedding_backward(const std::int32_t* ids, std::int64_t n, const float* dout,
+                                  int dim, float scale, float* dtable) = 0;
+  // dpositions[t] += Σ_b dout[b * seq_len + t] for rows = batch * seq_len.
+  virtual void positions_backward(const float* dout, int batch, int seq_len, int dim,
+                                  float* dpositions) = 0;
+
+  // Fused log-softmax + label-smoothed cross-entropy over rows of logits [rows, vocab]. Targets
+  // equal to ignore_id contribute nothing. The target distribution is (1 - smoothing) on the
+  // target plus smoothing / vocab on every class (PyTorch's definition). Logits are overwritten
+  // by grad_scale * ∂loss/∂logits (zero rows for ignored targets).
+  virtual LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t rows,
+                                 int vocab, float smoothing, int ignore_id, float grad_scale) = 0;
+
+  // log-softmax over the last dimension, in place (decoding).
+  virtual void log_softmax(float* x, std::int64_t rows, int cols) = 0;
+
+  // Adam (Kingma & Ba) with bias correction, on n parameters.
+  virtual void adam(float* params, const float* grads, float* m, float* v, std::int64_t n,
+                    const AdamHyper& hyper) = 0;
+};
+
+// The CPU backend (oneDNN for matrix products, OpenMP for everything else).
+Backend& cpu_backend();
+
+}  // namespace attn

@@ -1,0 +1,52 @@
+#pragma once
+// The CPU implementations of the kernel interface, one small file per operation.
+#include "kernels/backend.h"
+
+namespace attn::cpu {
+
+void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
+          const float* b, int ldb, float beta, float* c, int ldc);
+void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
+                  const float* b, int ldb, float beta, float* c, int ldc, const GemmBatch& batch);
+
+void fill(float* x, std::int64_t n, float value);
+void add(const float* a, const float* b, float* y, std::int64_t n);
+void accumulate(const float* x, float* y, std::int64_t n);
+void scale(float* x, std::int64_t n, float s);
+void add_bias(float* x, const float* bias, std::int64_t rows, int cols);
+void add_bias_relu(float* x, const float* bias, std::int64_t rows, int cols);
+void relu_backward(float* dy, const float* y, std::int64_t n);
+void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias);
+double sum_squares(const float* x, std::int64_t n);
+
+void dropout(const float* x, float* y, std::int64_t n, float p, std::uint64_t seed);
+
+void layernorm(const float* x, const float* gamma, const float* beta, float* y, float* mean,
+               float* rstd, std::int64_t rows, int cols, float eps);
+void layernorm_backward(const float* dy, const float* x, const float* mean, const float* rstd,
+                        const float* gamma, float* dx, float* dgamma, float* dbeta,
+                        std::int64_t rows, int cols);
+
+void attention_softmax(float* scores, int batch, int heads, int tq, int tk,
+                       const AttentionMask& mask, float scale);
+void attention_softmax_backward(float* dprobs, const float* probs, std::int64_t rows, int tk,
+                                float scale);
+
+void embedding(const std::int32_t* ids, std::int64_t n, const float* table, int dim, float scale,
+               const float* positions, int seq_len, float* out);
+void embedding_backward(const std::int32_t* ids, std::int64_t n, const float* dout, int dim,
+                        float scale, float* dtable);
+void positions_backward(const float* dout, int batch, int seq_len, int dim, float* dpositions);
+
+LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab,
+                       float smoothing, int ignore_id, float grad_scale);
+void log_softmax(float* x, std::int64_t rows, int cols);
+
+void adam(float* params, const float* grads, float* m, float* v, std::int64_t n,
+          const AdamHyper& hyper);
+
+// Splits [0, n) into the same fixed chunks whatever the thread count, so that reductions give
+// bit-identical results on any number of threads.
+inline constexpr int kReductionChunks = 64;
+
+}  // namespace attn::cpu

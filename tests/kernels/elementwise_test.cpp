@@ -1,0 +1,135 @@
+// Element-wise kernels, dropout, embeddings and Adam against hand-worked values and naive loops.
+#include <omp.h>
+
+#include <cmath>
+#include <numeric>
+
+#include <gtest/gtest.h>
+
+#include "common/backends.h"
+#include "common/device_vector.h"
+#include "kernels/cpu/fast_exp.h"
+
+namespace attn {
+namespace {
+
+using testing::random_values;
+
+class ElementwiseTest : public ::testing::TestWithParam<Backend*> {};
+
+TEST_P(ElementwiseTest, BiasReluAndTheirGradients) {
+  Backend& be = *GetParam();
+  auto x = testing::to_device(be, std::vector<float>{-1, 2, 0.5f, -3, 1, -0.25f});
+  auto bias = testing::to_device(be, std::vector<float>{0.5f, -1, 0});
+  be.add_bias_relu(x.data(), bias.data(), 2, 3);
+  EXPECT_EQ(testing::to_host(be, x), (std::vector<float>{0, 1, 0.5f, 0, 0, 0}));
+  auto dy = testing::to_device(be, std::vector<float>{1, 2, 3, 4, 5, 6});
+  be.relu_backward(dy.data(), x.data(), 6);
+  EXPECT_EQ(testing::to_host(be, dy), (std::vector<float>{0, 2, 3, 0, 0, 0}));
+  auto db = testing::to_device(be, std::vector<float>{10, 10, 10});
+  auto g = testing::to_device(be, std::vector<float>{1, 2, 3, 4, 5, 6});
+  be.bias_grad(g.data(), 2, 3, db.data());
+  EXPECT_EQ(testing::to_host(be, db), (std::vector<float>{15, 17, 19}));
+}
+
+TEST_P(ElementwiseTest, SumOfSquaresIsTheSameOnAnyThreadCount) {
+  Backend& be = *GetParam();
+  auto v = random_values(1 << 20, 51);
+  double naive = 0;
+  for (float x : v) naive += static_cast<double>(x) * x;
+  auto d = testing::to_device(be, v);
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const double one = be.sum_squares(d.data(), static_cast<std::int64_t>(v.size()));
+  omp_set_num_threads(std::max(2, threads));
+  const double many = be.sum_squares(d.data(), static_cast<std::int64_t>(v.size()));
+  omp_set_num_threads(threads);
+  EXPECT_EQ(one, many);
+  EXPECT_NEAR(one, naive, 1e-9 * naive);
+}
+
+TEST_P(ElementwiseTest, DropoutKeepsTheRightFractionAndRepeatsItsMask) {
+  Backend& be = *GetParam();
+  const std::int64_t n = 1 << 20;
+  const float p = 0.1f;
+  auto ones = testing::to_device(be, std::vector<float>(n, 1.0f));
+  DeviceBuffer<float> a(be, n), b(be, n), c(be, n);
+  be.dropout(ones.data(), a.data(), n, p, 1234);
+  be.dropout(ones.data(), b.data(), n, p, 1234);
+  be.dropout(ones.data(), c.data(), n, p, 1235);
+  auto ha = testing::to_host(be, a), hb = testing::to_host(be, b), hc = testing::to_host(be, c);
+  EXPECT_EQ(ha, hb) << "the same seed must give the same mask (the backward pass relies on it)";
+  EXPECT_NE(ha, hc);
+  std::int64_t dropped = 0;
+  for (float v : ha) {
+    if (v == 0.0f) ++dropped;
+    else ASSERT_FLOAT_EQ(v, 1.0f / 0.9f);
+  }
+  // Binomial(n, 0.1): standard deviation sqrt(n·0.09) ≈ 307; allow 5σ.
+  EXPECT_NEAR(static_cast<double>(dropped), 0.1 * n, 5 * std::sqrt(n * 0.09));
+  // Neighbouring elements are independent: P(both dropped) ≈ p².
+  std::int64_t both = 0;
+  for (std::int64_t i = 0; i + 1 < n; i += 2) both += ha[i] == 0 && ha[i + 1] == 0;
+  EXPECT_NEAR(static_cast<double>(both), 0.01 * n / 2, 5 * std::sqrt(n / 2 * 0.0099));
+}
+
+TEST_P(ElementwiseTest, EmbeddingLookupAndScatterAddGradient) {
+  Backend& be = *GetParam();
+  const int dim = 2;
+  auto table = testing::to_device(be, std::vector<float>{0, 1, 10, 11, 20, 21});
+  auto positions = testing::to_device(be, std::vector<float>{0.5f, 0.25f, 1, 2});
+  auto ids = testing::to_device(be, std::vector<std::int32_t>{2, 1, 2, 2});  // 2 sentences × 2
+  DeviceBuffer<float> out(be, 8);
+  be.embedding(ids.data(), 4, table.data(), dim, 2.0f, positions.data(), 2, out.data());
+  EXPECT_EQ(testing::to_host(be, out), (std::vector<float>{40.5f, 42.25f, 21, 24, 40.5f, 42.25f, 41, 44}));
+  auto dout = testing::to_device(be, std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8});
+  auto dtable = testing::to_device(be, std::vector<float>(6, 0.0f));
+  be.embedding_backward(ids.data(), 4, dout.data(), dim, 2.0f, dtable.data());
+  // id 2 appears in rows 0, 2, 3: 2·(1+5+7, 2+6+8); id 1 in row 1: 2·(3, 4)
+  EXPECT_EQ(testing::to_host(be, dtable), (std::vector<float>{0, 0, 6, 8, 26, 32}));
+  auto dpos = testing::to_device(be, std::vector<float>(4, 0.0f));
+  be.positions_backward(dout.data(), 2, 2, dim, dpos.data());
+  EXPECT_EQ(testing::to_host(be, dpos), (std::vector<float>{6, 8, 10, 12}));
+}
+
+TEST_P(ElementwiseTest, AdamFollowsKingmaAndBaWithBiasCorrection) {
+  Backend& be = *GetParam();
+  const AdamHyper h0{0.01f, 0.9f, 0.98f, 1e-9f, 1.0f, 1};
+  std::vector<float> p{1.0f, -2.0f, 0.5f}, g1{0.3f, -0.1f, 0.0f}, g2{-0.2f, 0.4f, 1.0f};
+  auto dp = testing::to_device(be, p), dm = testing::to_device(be, std::vector<float>(3, 0));
+  auto dv = testing::to_device(be, std::vector<float>(3, 0));
+  auto dg1 = testing::to_device(be, g1), dg2 = testing::to_device(be, g2);
+  be.adam(dp.data(), dg1.data(), dm.data(), dv.data(), 3, h0);
+  AdamHyper h1 = h0;
+  h1.step = 2;
+  be.adam(dp.data(), dg2.data(), dm.data(), dv.data(), 3, h1);
+  // The textbook algorithm in double.
+  for (int i = 0; i < 3; ++i) {
+    double m = 0, v = 0, x = p[i];
+    const double grads[2] = {g1[i], g2[i]};
+    for (int t = 1; t <= 2; ++t) {
+      m = 0.9 * m + 0.1 * grads[t - 1];
+      v = 0.98 * v + 0.02 * grads[t - 1] * grads[t - 1];
+      const double mhat = m / (1 - std::pow(0.9, t)), vhat = v / (1 - std::pow(0.98, t));
+      x -= 0.01 * mhat / (std::sqrt(vhat) + 1e-9);
+    }
+    EXPECT_NEAR(testing::to_host(be, dp)[i], x, 1e-6) << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ElementwiseTest, ::testing::ValuesIn(testing::all_backends()),
+                         testing::backend_name);
+
+TEST(FastExp, RelativeErrorBelowTwoUlpOverTheUsefulRange) {
+  double worst = 0;
+  for (float x = -87.0f; x < 88.0f; x += 0.001f) {
+    const double want = std::exp(static_cast<double>(x));
+    worst = std::max(worst, std::abs(cpu::fast_exp(x) - want) / want);
+  }
+  EXPECT_LT(worst, 2.5e-7);
+  EXPECT_EQ(cpu::fast_exp(-1000.0f), 0.0f);
+  EXPECT_EQ(cpu::fast_exp(0.0f), 1.0f);
+}
+
+}  // namespace
+}  // namespace attn

@@ -1,0 +1,87 @@
+// Matrix products against a naive double-precision triple loop.
+#include <gtest/gtest.h>
+
+#include "common/backends.h"
+#include "common/device_vector.h"
+
+namespace attn {
+namespace {
+
+using testing::random_values;
+
+// C = alpha · op(A) op(B) + beta · C, row-major, computed in double.
+void reference_gemm(bool ta, bool tb, int m, int n, int k, float alpha, const std::vector<float>& a,
+                    int lda, const std::vector<float>& b, int ldb, float beta, std::vector<float>& c,
+                    int ldc, std::size_t a_off = 0, std::size_t b_off = 0, std::size_t c_off = 0) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int p = 0; p < k; ++p) {
+        const double av = ta ? a[a_off + p * lda + i] : a[a_off + i * lda + p];
+        const double bv = tb ? b[b_off + j * ldb + p] : b[b_off + p * ldb + j];
+        acc += av * bv;
+      }
+      float& cv = c[c_off + i * ldc + j];
+      cv = static_cast<float>(alpha * acc + beta * cv);
+    }
+}
+
+class GemmTest : public ::testing::TestWithParam<Backend*> {};
+
+TEST_P(GemmTest, AllTransposesWithLeadingDimensionsAndBeta) {
+  Backend& be = *GetParam();
+  const int m = 37, n = 29, k = 45;
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      const int lda = (ta ? m : k) + 3, ldb = (tb ? k : n) + 5, ldc = n + 2;
+      auto a = random_values(static_cast<std::size_t>(ta ? k : m) * lda, 1);
+      auto b = random_values(static_cast<std::size_t>(tb ? n : k) * ldb, 2);
+      auto c = random_values(static_cast<std::size_t>(m) * ldc, 3);
+      auto expected = c;
+      reference_gemm(ta, tb, m, n, k, 0.5f, a, lda, b, ldb, 0.25f, expected, ldc);
+      auto da = testing::to_device(be, a), db = testing::to_device(be, b), dc = testing::to_device(be, c);
+      be.gemm(Trans{ta}, Trans{tb}, m, n, k, 0.5f, da.data(), lda, db.data(), ldb, 0.25f, dc.data(), ldc);
+      auto got = testing::to_host(be, dc);
+      for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j)
+          ASSERT_NEAR(got[i * ldc + j], expected[i * ldc + j], 1e-5) << "ta=" << ta << " tb=" << tb;
+      // The padding between rows of C is never written.
+      for (int i = 0; i < m; ++i)
+        for (int j = n; j < ldc; ++j) ASSERT_EQ(got[i * ldc + j], c[i * ldc + j]);
+    }
+}
+
+TEST_P(GemmTest, HandWorkedProduct) {
+  Backend& be = *GetParam();
+  // [1 2; 3 4] · [5 6; 7 8] = [19 22; 43 50]
+  auto a = testing::to_device(be, std::vector<float>{1, 2, 3, 4});
+  auto b = testing::to_device(be, std::vector<float>{5, 6, 7, 8});
+  auto c = testing::to_device(be, std::vector<float>(4, 0));
+  be.gemm(Trans::No, Trans::No, 2, 2, 2, 1, a.data(), 2, b.data(), 2, 0, c.data(), 2);
+  EXPECT_EQ(testing::to_host(be, c), (std::vector<float>{19, 22, 43, 50}));
+}
+
+TEST_P(GemmTest, TwoLevelBatchLikeAttentionHeads) {
+  Backend& be = *GetParam();
+  // Q·Kᵀ per (sentence, head) on [B, T, H·dk] rows, as multi-head attention lays them out.
+  const int B = 3, H = 4, T = 7, dk = 5, ld = H * dk;
+  auto q = random_values(static_cast<std::size_t>(B) * T * ld, 4);
+  auto kk = random_values(static_cast<std::size_t>(B) * T * ld, 5);
+  std::vector<float> expected(static_cast<std::size_t>(B) * H * T * T, 0.0f);
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h)
+      reference_gemm(false, true, T, T, dk, 1, q, ld, kk, ld, 0, expected, T, b * T * ld + h * dk,
+                     b * T * ld + h * dk, (b * H + h) * T * T);
+  auto dq = testing::to_device(be, q), dkk = testing::to_device(be, kk);
+  auto dc = testing::to_device(be, std::vector<float>(expected.size(), 0.0f));
+  GemmBatch batch{B, H, T * ld, dk, T * ld, dk, H * T * T, T * T};
+  be.gemm_batched(Trans::No, Trans::Yes, T, T, dk, 1, dq.data(), ld, dkk.data(), ld, 0, dc.data(), T, batch);
+  auto got = testing::to_host(be, dc);
+  for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], expected[i], 1e-5) << i;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, GemmTest, ::testing::ValuesIn(testing::all_backends()),
+                         testing::backend_name);
+
+}  // namespace
+}  // namespace attn
