@@ -1,0 +1,117 @@
+#include "model/safetensors.h"
+
+#include <bit>
+#include <cstring>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+
+namespace attn {
+
+static_assert(std::endian::native == std::endian::little, "safetensors data is little-endian");
+
+namespace {
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::int64_t element_count(const std::vector<std::int64_t>& shape) {
+  std::int64_t n = 1;
+  for (auto s : shape) n *= s;
+  return n;
+}
+
+}  // namespace
+
+void write_safetensors(const std::filesystem::path& path, const std::vector<TensorToWrite>& tensors,
+                       const std::map<std::string, std::string>& metadata) {
+  nlohmann::ordered_json header;
+  if (!metadata.empty()) header["__metadata__"] = metadata;
+  std::size_t offset = 0;
+  for (const auto& t : tensors) {
+    const std::size_t bytes = static_cast<std::size_t>(element_count(t.shape)) * sizeof(float);
+    header[t.name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
+    offset += bytes;
+  }
+  std::string text = header.dump();
+  text.append((8 - text.size() % 8) % 8, ' ');  // keeps the data 8-byte aligned
+  const std::uint64_t length = text.size();
+  AtomicFileWriter out(path);
+  out.write(std::string_view(reinterpret_cast<const char*>(&length), sizeof length));
+  out.write(text);
+  for (const auto& t : tensors)
+    out.write(std::string_view(reinterpret_cast<const char*>(t.data),
+                               static_cast<std::size_t>(element_count(t.shape)) * sizeof(float)));
+  out.commit();
+}
+
+SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : path_(path.string()) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw_in(path_, "cannot open");
+  const auto file_size = static_cast<std::uint64_t>(in.tellg());
+  in.seekg(0);
+  std::uint64_t length = 0;
+  if (file_size < 8 || !in.read(reinterpret_cast<char*>(&length), 8))
+    throw_in(path_, "not a safetensors file: shorter than its 8-byte header length");
+  if (length > file_size - 8)
+    throw_in(path_, "truncated: the header claims " + std::to_string(length) + " bytes but the file has " +
+                        std::to_string(file_size - 8) + " after the length");
+  std::string text(length, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(length));
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw_in(path_, std::string("corrupt header (not JSON): ") + e.what());
+  }
+  if (!header.is_object()) throw_in(path_, "corrupt header: not a JSON object");
+  const std::uint64_t data_size = file_size - 8 - length;
+  std::size_t covered = 0;
+  try {
+    for (auto it = header.begin(); it != header.end(); ++it) {
+      if (it.key() == "__metadata__") {
+        for (auto m = it->begin(); m != it->end(); ++m) metadata_[m.key()] = m->get<std::string>();
+        continue;
+      }
+      Entry e;
+      e.dtype = it->at("dtype").get<std::string>();
+      e.shape = it->at("shape").get<std::vector<std::int64_t>>();
+      const auto offsets = it->at("data_offsets").get<std::vector<std::size_t>>();
+      if (offsets.size() != 2 || offsets[0] > offsets[1] || offsets[1] > data_size)
+        throw_in(path_, "tensor '" + it.key() + "' lies outside the file's " + std::to_string(data_size) +
+                            " data bytes (truncated file?)");
+      e.begin = offsets[0];
+      e.end = offsets[1];
+      covered = std::max(covered, e.end);
+      entries_[it.key()] = std::move(e);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw_in(path_, std::string("corrupt header: ") + e.what());
+  }
+  if (covered != data_size)
+    throw_in(path_, "the data section has " + std::to_string(data_size) + " bytes but the tensors cover " +
+                        std::to_string(covered));
+  data_.resize(data_size);
+  if (!in.read(data_.data(), static_cast<std::streamsize>(data_size))) throw_in(path_, "read error");
+}
+
+void SafetensorsFile::read(const std::string& name, const std::vector<std::int64_t>& shape, float* dst) const {
+  auto it = entries_.find(name);
+  if (it == entries_.end()) throw_in(path_, "missing tensor '" + name + "'");
+  const Entry& e = it->second;
+  if (e.dtype != "F32") throw_in(path_, "tensor '" + name + "' has dtype " + e.dtype + ", expected F32");
+  if (e.shape != shape)
+    throw_in(path_, "tensor '" + name + "' has shape " + shape_text(e.shape) + " but the model expects " +
+                        shape_text(shape));
+  const std::size_t bytes = static_cast<std::size_t>(element_count(shape)) * sizeof(float);
+  if (e.end - e.begin != bytes) throw_in(path_, "tensor '" + name + "' has a byte range that does not match its shape");
+  std::memcpy(dst, data_.data() + e.begin, bytes);
+}
+
+}  // namespace attn

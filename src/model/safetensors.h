@@ -1,0 +1,47 @@
+#pragma once
+// The safetensors format (https://huggingface.co/docs/safetensors): an 8-byte little-endian
+// header length, a JSON header naming each tensor's dtype, shape and byte range, then the raw
+// little-endian data. PyTorch users load it with safetensors.torch.load_file.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+struct TensorToWrite {
+  std::string name;
+  std::vector<std::int64_t> shape;
+  const float* data = nullptr;  // host memory, shape's product floats
+};
+
+// Writes atomically (temporary file, fsync, rename).
+void write_safetensors(const std::filesystem::path& path, const std::vector<TensorToWrite>& tensors,
+                       const std::map<std::string, std::string>& metadata);
+
+class SafetensorsFile {
+ public:
+  // Reads and validates the whole file; throws Error naming the file and the problem.
+  explicit SafetensorsFile(const std::filesystem::path& path);
+
+  struct Entry {
+    std::string dtype;
+    std::vector<std::int64_t> shape;
+    std::size_t begin = 0, end = 0;  // byte range in the data section
+  };
+
+  const std::map<std::string, Entry>& entries() const { return entries_; }
+  const std::map<std::string, std::string>& metadata() const { return metadata_; }
+  bool contains(const std::string& name) const { return entries_.count(name) != 0; }
+  // Copies an F32 tensor into dst after checking its shape; throws Error if missing or different.
+  void read(const std::string& name, const std::vector<std::int64_t>& shape, float* dst) const;
+
+ private:
+  std::string path_;
+  std::map<std::string, Entry> entries_;
+  std::map<std::string, std::string> metadata_;
+  std::vector<char> data_;
+};
+
+}  // namespace attn

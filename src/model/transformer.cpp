@@ -1,0 +1,243 @@
+#include "model/transformer.h"
+
+#include <cmath>
+#include <set>
+
+#include "core/error.h"
+#include "core/special_tokens.h"
+#include "model/initialization.h"
+#include "model/safetensors.h"
+#include "nn/positional_encoding.h"
+
+namespace attn {
+namespace {
+
+// Dropout stream ids: one per site, so that no two sites share a mask.
+constexpr std::uint64_t kSourceEmbeddingSite = 1, kTargetEmbeddingSite = 2;
+constexpr std::uint64_t kEncoderSiteBase = 1000, kDecoderSiteBase = 2000000, kSitesPerLayer = 16;
+
+}  // namespace
+
+Transformer::Transformer(const ModelConfig& config, Backend& backend)
+    : config_(config), layout_(config), backend_(&backend) {
+  config_.validate();
+  params_.resize(backend, static_cast<std::size_t>(layout_.total()));
+  backend.fill(params_.data(), layout_.total(), 0.0f);
+  if (config_.positions == PositionEncoding::Sinusoidal) {
+    const auto table = nn::sinusoidal_positions(config_.max_positions, config_.d_model);
+    sinusoids_.resize(backend, table.size());
+    backend.copy_to_device(sinusoids_.data(), table.data(), table.size() * sizeof(float));
+  }
+  bind_layers();
+}
+
+float* Transformer::gradients() {
+  if (grads_.size() == 0) {
+    grads_.resize(*backend_, static_cast<std::size_t>(layout_.total()));
+    backend_->fill(grads_.data(), layout_.total(), 0.0f);
+    bind_layers();
+  }
+  return grads_.data();
+}
+
+void Transformer::bind_layers() {
+  const ModelConfig& c = config_;
+  float* grads = grads_.size() ? grads_.data() : nullptr;
+  auto value = [&](const std::string& name) -> const float* { return params_.data() + layout_.find(name).offset; };
+  auto grad = [&](const std::string& name) -> float* { return grads ? grads + layout_.find(name).offset : nullptr; };
+  auto linear = [&](const std::string& p, int in, int out) {
+    return nn::Linear{value(p + ".weight"), value(p + ".bias"), grad(p + ".weight"), grad(p + ".bias"), in, out};
+  };
+  // A fused product's weight and bias start at its first part (the layout keeps parts adjacent).
+  auto fused = [&](const std::string& p, const std::string& first, int in, int out) {
+    return nn::Linear{value(p + first + ".weight"), value(p + first + ".bias"), grad(p + first + ".weight"),
+                      grad(p + first + ".bias"), in, out};
+  };
+  auto norm = [&](const std::string& p) {
+    return nn::LayerNormParams{value(p + ".weight"), value(p + ".bias"), grad(p + ".weight"), grad(p + ".bias"),
+                               c.d_model, c.layernorm_eps};
+  };
+  const int d = c.d_model, hk = c.heads * c.d_k, hv = c.heads * c.d_v;
+  embedding_ = {value("embedding.weight"), grad("embedding.weight"), c.vocab_size, d,
+                std::sqrt(static_cast<float>(d))};
+  encoder_.assign(c.encoder_layers, {});
+  for (int i = 0; i < c.encoder_layers; ++i) {
+    const std::string p = "encoder.layers." + std::to_string(i) + ".";
+    auto& l = encoder_[i];
+    l.attention = {fused(p + "self_attn.", "q_proj", d, c.qkv_width()), linear(p + "self_attn.out_proj", hv, d),
+                   c.heads, c.d_k, c.d_v};
+    l.attention_norm = norm(p + "self_attn_norm");
+    l.ffn = {linear(p + "ffn.fc1", d, c.d_ff), linear(p + "ffn.fc2", c.d_ff, d)};
+    l.ffn_norm = norm(p + "ffn_norm");
+    l.dropout_site = kEncoderSiteBase + kSitesPerLayer * i;
+  }
+  decoder_.assign(c.decoder_layers, {});
+  for (int i = 0; i < c.decoder_layers; ++i) {
+    const std::string p = "decoder.layers." + std::to_string(i) + ".";
+    auto& l = decoder_[i];
+    l.self_attention = {fused(p + "self_attn.", "q_proj", d, c.qkv_width()),
+                        linear(p + "self_attn.out_proj", hv, d), c.heads, c.d_k, c.d_v};
+    l.self_attention_norm = norm(p + "self_attn_norm");
+    l.cross_attention = {fused(p + "cross_attn.", "q_proj", d, hk), fused(p + "cross_attn.", "k_proj", d, hk + hv),
+                         linear(p + "cross_attn.out_proj", hv, d), c.heads, c.d_k, c.d_v};
+    l.cross_attention_norm = norm(p + "cross_attn_norm");
+    l.ffn = {linear(p + "ffn.fc1", d, c.d_ff), linear(p + "ffn.fc2", c.d_ff, d)};
+    l.ffn_norm = norm(p + "ffn_norm");
+    l.dropout_site = kDecoderSiteBase + kSitesPerLayer * i;
+  }
+}
+
+void Transformer::initialize(std::uint64_t seed) {
+  std::vector<float> host;
+  initialize_parameters(layout_, config_, seed, host);
+  set_parameters(host);
+}
+
+void Transformer::set_parameters(const std::vector<float>& host) {
+  ATTN_CHECK(static_cast<std::int64_t>(host.size()) == layout_.total(), "parameter count mismatch");
+  backend_->copy_to_device(params_.data(), host.data(), host.size() * sizeof(float));
+}
+
+std::vector<float> Transformer::parameters_to_host() const {
+  std::vector<float> host(static_cast<std::size_t>(layout_.total()));
+  backend_->copy_to_host(host.data(), params_.data(), host.size() * sizeof(float));
+  return host;
+}
+
+std::vector<float> Transformer::gradients_to_host() {
+  std::vector<float> host(static_cast<std::size_t>(layout_.total()));
+  backend_->copy_to_host(host.data(), gradients(), host.size() * sizeof(float));
+  return host;
+}
+
+void Transformer::save_parameters(const std::filesystem::path& path,
+                                  const std::map<std::string, std::string>& metadata) const {
+  const std::vector<float> host = parameters_to_host();
+  std::vector<TensorToWrite> tensors;
+  for (const auto& t : layout_.tensors()) tensors.push_back({t.name, t.shape, host.data() + t.offset});
+  auto meta = metadata;
+  meta.emplace("format", "attn");
+  write_safetensors(path, tensors, meta);
+}
+
+void Transformer::load_parameters(const std::filesystem::path& path) {
+  const SafetensorsFile file(path);
+  std::vector<float> host(static_cast<std::size_t>(layout_.total()));
+  for (const auto& t : layout_.tensors()) file.read(t.name, t.shape, host.data() + t.offset);
+  std::set<std::string> expected;
+  for (const auto& t : layout_.tensors()) expected.insert(t.name);
+  for (const auto& [name, entry] : file.entries())
+    if (!expected.count(name)) throw_in(path.string(), "tensor '" + name + "' is not part of this model's configuration");
+  set_parameters(host);
+}
+
+void Transformer::zero_gradients() { backend_->fill(gradients(), layout_.total(), 0.0f); }
+
+const float* Transformer::positions(bool decoder) const {
+  if (config_.positions == PositionEncoding::Sinusoidal) return sinusoids_.data();
+  return params_.data() + layout_.find(decoder ? "decoder.positions.weight" : "encoder.positions.weight").offset;
+}
+
+float* Transformer::positions_grad(bool decoder) {
+  if (config_.positions == PositionEncoding::Sinusoidal) return nullptr;
+  return gradients() + layout_.find(decoder ? "decoder.positions.weight" : "encoder.positions.weight").offset;
+}
+
+AttentionMask Transformer::encoder_mask() const {
+  return {workspace_.src_lengths, false, 0, config_.attention_window};
+}
+AttentionMask Transformer::decoder_mask() const {
+  return {workspace_.tgt_lengths, true, 0, config_.attention_window};
+}
+AttentionMask Transformer::memory_mask() const { return {workspace_.src_lengths, false, 0, 0}; }
+
+void Transformer::upload(const TokenBatch& b) {
+  if (b.src_len > config_.max_positions || b.tgt_len > config_.max_positions)
+    throw Error("batch has a sequence of " + std::to_string(std::max(b.src_len, b.tgt_len)) +
+                " tokens, longer than the model's max_positions " + std::to_string(config_.max_positions));
+  const std::size_t s = static_cast<std::size_t>(b.batch) * b.src_len * sizeof(std::int32_t);
+  const std::size_t t = static_cast<std::size_t>(b.batch) * b.tgt_len * sizeof(std::int32_t);
+  const std::size_t n = static_cast<std::size_t>(b.batch) * sizeof(std::int32_t);
+  backend_->copy_to_device(workspace_.src, b.src, s);
+  backend_->copy_to_device(workspace_.tgt_in, b.tgt_in, t);
+  backend_->copy_to_device(workspace_.tgt_out, b.tgt_out, t);
+  backend_->copy_to_device(workspace_.src_lengths, b.src_lengths, n);
+  backend_->copy_to_device(workspace_.tgt_lengths, b.tgt_lengths, n);
+}
+
+void Transformer::forward(const TokenBatch& b, const nn::Dropout& dropout) {
+  Backend& be = *backend_;
+  TrainingWorkspace& ws = workspace_;
+  embedding_.embed(be, ws.src, b.batch, b.src_len, positions(false), dropout, kSourceEmbeddingSite,
+                   ws.encoder_input);
+  const float* x = ws.encoder_input;
+  for (std::size_t i = 0; i < encoder_.size(); ++i) {
+    encoder_[i].forward(be, x, b.batch, b.src_len, encoder_mask(), dropout, ws.encoder[i], ws.encoder_outputs[i]);
+    x = ws.encoder_outputs[i];
+  }
+  const float* memory = x;
+  embedding_.embed(be, ws.tgt_in, b.batch, b.tgt_len, positions(true), dropout, kTargetEmbeddingSite,
+                   ws.decoder_input);
+  x = ws.decoder_input;
+  for (std::size_t i = 0; i < decoder_.size(); ++i) {
+    decoder_[i].forward(be, x, memory, b.batch, b.tgt_len, b.src_len, decoder_mask(), memory_mask(), dropout,
+                        ws.decoder[i], ws.decoder_outputs[i]);
+    x = ws.decoder_outputs[i];
+  }
+  embedding_.project(be, x, static_cast<std::int64_t>(b.batch) * b.tgt_len, ws.logits);
+}
+
+void Transformer::backward(const TokenBatch& b, const nn::Dropout& dropout) {
+  Backend& be = *backend_;
+  TrainingWorkspace& ws = workspace_;
+  const std::int64_t rows_t = static_cast<std::int64_t>(b.batch) * b.tgt_len;
+  const std::int64_t rows_s = static_cast<std::int64_t>(b.batch) * b.src_len;
+  // ws.logits holds ∂L/∂logits (written by the loss).
+  embedding_.project_backward(be, ws.decoder_outputs.back(), rows_t, ws.logits, ws.d_decoder);
+  const float* memory = ws.encoder_outputs.back();
+  be.fill(ws.d_memory, rows_s * config_.d_model, 0.0f);
+  for (int i = static_cast<int>(decoder_.size()) - 1; i >= 0; --i) {
+    const float* x = i > 0 ? ws.decoder_outputs[i - 1] : ws.decoder_input;
+    decoder_[i].backward(be, x, memory, b.batch, b.tgt_len, b.src_len, dropout, ws.decoder[i], ws.scratch,
+                         ws.d_decoder, ws.d_memory);
+  }
+  embedding_.embed_backward(be, ws.tgt_in, b.batch, b.tgt_len, ws.d_decoder, dropout, kTargetEmbeddingSite,
+                            positions_grad(true));
+  for (int i = static_cast<int>(encoder_.size()) - 1; i >= 0; --i) {
+    const float* x = i > 0 ? ws.encoder_outputs[i - 1] : ws.encoder_input;
+    encoder_[i].backward(be, x, b.batch, b.src_len, dropout, ws.encoder[i], ws.scratch, ws.d_memory);
+  }
+  embedding_.embed_backward(be, ws.src, b.batch, b.src_len, ws.d_memory, dropout, kSourceEmbeddingSite,
+                            positions_grad(false));
+}
+
+LossSums Transformer::forward_backward(const TokenBatch& b, const nn::Dropout& dropout, float grad_scale) {
+  gradients();  // make sure the layers see a gradient buffer
+  workspace_.lay_out(*backend_, config_, b.batch, b.src_len, b.tgt_len, /*backward=*/true);
+  upload(b);
+  forward(b, dropout);
+  const LossSums sums = backend_->cross_entropy(workspace_.logits, workspace_.tgt_out,
+                                                static_cast<std::int64_t>(b.batch) * b.tgt_len, config_.vocab_size,
+                                                config_.label_smoothing, kPadId, grad_scale);
+  backward(b, dropout);
+  return sums;
+}
+
+LossSums Transformer::evaluate(const TokenBatch& b) {
+  workspace_.lay_out(*backend_, config_, b.batch, b.src_len, b.tgt_len, /*backward=*/false);
+  upload(b);
+  forward(b, nn::Dropout{});
+  return backend_->cross_entropy(workspace_.logits, workspace_.tgt_out, static_cast<std::int64_t>(b.batch) * b.tgt_len,
+                                 config_.vocab_size, config_.label_smoothing, kPadId, 0.0f);
+}
+
+std::vector<float> Transformer::logits(const TokenBatch& b) {
+  workspace_.lay_out(*backend_, config_, b.batch, b.src_len, b.tgt_len, /*backward=*/false);
+  upload(b);
+  forward(b, nn::Dropout{});
+  std::vector<float> host(static_cast<std::size_t>(b.batch) * b.tgt_len * config_.vocab_size);
+  backend_->copy_to_host(host.data(), workspace_.logits, host.size() * sizeof(float));
+  return host;
+}
+
+}  // namespace attn

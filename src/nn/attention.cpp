@@ -1,0 +1,56 @@
+#include "nn/attention.h"
+
+#include <cmath>
+
+namespace attn::nn {
+
+void attention_forward(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, HeadsView v,
+                       const AttentionMask& mask, float* probs, float* ctx) {
+  const std::int64_t block = static_cast<std::int64_t>(s.queries) * s.keys;
+  const int ld_ctx = s.heads * s.d_v;
+  // scores[b, h] = Q_bh · K_bhᵀ
+  be.gemm_batched(Trans::No, Trans::Yes, s.queries, s.keys, s.d_k, 1.0f, q.data, q.ld, k.data, k.ld,
+                  0.0f, probs, s.keys,
+                  GemmBatch{s.batch, s.heads, q.batch_stride, s.d_k, k.batch_stride, s.d_k,
+                            s.heads * block, block});
+  be.attention_softmax(probs, s.batch, s.heads, s.queries, s.keys, mask,
+                       1.0f / std::sqrt(static_cast<float>(s.d_k)));
+  // ctx[b, :, h] = P_bh · V_bh
+  be.gemm_batched(Trans::No, Trans::No, s.queries, s.d_v, s.keys, 1.0f, probs, s.keys, v.data, v.ld,
+                  0.0f, ctx, ld_ctx,
+                  GemmBatch{s.batch, s.heads, s.heads * block, block, v.batch_stride, s.d_v,
+                            static_cast<std::int64_t>(s.queries) * ld_ctx, s.d_v});
+}
+
+void attention_backward(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, HeadsView v,
+                        const float* probs, const float* dctx, float* dprobs, float* dq, float* dk,
+                        float* dv) {
+  const std::int64_t block = static_cast<std::int64_t>(s.queries) * s.keys;
+  const int ld_ctx = s.heads * s.d_v;
+  const std::int64_t ctx_stride = static_cast<std::int64_t>(s.queries) * ld_ctx;
+  const GemmBatch probs_by_head{s.batch, s.heads, s.heads * block, block, 0, 0, 0, 0};
+  // dV_bh = P_bhᵀ · dctx_bh
+  GemmBatch b = probs_by_head;
+  b.b_outer = ctx_stride, b.b_inner = s.d_v, b.c_outer = v.batch_stride, b.c_inner = s.d_v;
+  be.gemm_batched(Trans::Yes, Trans::No, s.keys, s.d_v, s.queries, 1.0f, probs, s.keys, dctx, ld_ctx,
+                  0.0f, dv, v.ld, b);
+  // dP_bh = dctx_bh · V_bhᵀ
+  be.gemm_batched(Trans::No, Trans::Yes, s.queries, s.keys, s.d_v, 1.0f, dctx, ld_ctx, v.data, v.ld,
+                  0.0f, dprobs, s.keys,
+                  GemmBatch{s.batch, s.heads, ctx_stride, s.d_v, v.batch_stride, s.d_v,
+                            s.heads * block, block});
+  // dS = P ⊙ (dP - rowsum(dP ⊙ P)) / √d_k
+  be.attention_softmax_backward(dprobs, probs, s.probs_size() / s.keys, s.keys,
+                                1.0f / std::sqrt(static_cast<float>(s.d_k)));
+  // dQ_bh = dS_bh · K_bh ; dK_bh = dS_bhᵀ · Q_bh
+  b = probs_by_head;
+  b.b_outer = k.batch_stride, b.b_inner = s.d_k, b.c_outer = q.batch_stride, b.c_inner = s.d_k;
+  be.gemm_batched(Trans::No, Trans::No, s.queries, s.d_k, s.keys, 1.0f, dprobs, s.keys, k.data, k.ld,
+                  0.0f, dq, q.ld, b);
+  b = probs_by_head;
+  b.b_outer = q.batch_stride, b.b_inner = s.d_k, b.c_outer = k.batch_stride, b.c_inner = s.d_k;
+  be.gemm_batched(Trans::Yes, Trans::No, s.keys, s.d_k, s.queries, 1.0f, dprobs, s.keys, q.data, q.ld,
+                  0.0f, dk, k.ld, b);
+}
+
+}  // namespace attn::nn

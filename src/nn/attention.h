@@ -1,0 +1,35 @@
+#pragma once
+// Scaled dot-product attention over h heads: softmax(Q·Kᵀ/√d_k)·V, on projected queries, keys
+// and values whose heads sit side by side in each row ([.., h·d_k]). The projections live in
+// the layers that use this; incremental decoding reuses it with keys and values from a cache.
+#include <cstdint>
+
+#include "kernels/backend.h"
+
+namespace attn::nn {
+
+// Rows of sentence b start at data + b·batch_stride; consecutive rows are ld floats apart;
+// head i of a row starts at i·d_k (or i·d_v).
+struct HeadsView {
+  const float* data = nullptr;
+  int ld = 0;
+  std::int64_t batch_stride = 0;
+};
+
+struct AttentionShape {
+  int batch = 0, heads = 0, d_k = 0, d_v = 0;
+  int queries = 0, keys = 0;  // per sentence
+  std::int64_t probs_size() const { return static_cast<std::int64_t>(batch) * heads * queries * keys; }
+};
+
+// probs [batch, heads, queries, keys] (kept for backward); ctx [batch·queries, heads·d_v].
+void attention_forward(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, HeadsView v,
+                       const AttentionMask& mask, float* probs, float* ctx);
+
+// Given ∂L/∂ctx, writes ∂L/∂q, ∂L/∂k, ∂L/∂v into buffers laid out like q, k and v (same ld and
+// batch stride; overwritten). dprobs is scratch of probs' size.
+void attention_backward(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, HeadsView v,
+                        const float* probs, const float* dctx, float* dprobs, float* dq, float* dk,
+                        float* dv);
+
+}  // namespace attn::nn

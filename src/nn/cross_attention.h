@@ -1,0 +1,40 @@
+#pragma once
+// Encoder-decoder attention: queries from the decoder, keys and values from the encoder's output
+// (the "memory"), with W_k and W_v stacked into one product.
+#include <cstdint>
+
+#include "nn/attention.h"
+#include "nn/linear.h"
+#include "nn/self_attention.h"
+
+namespace attn::nn {
+
+struct CrossAttention {
+  Linear q;    // [h·d_k, d_model]
+  Linear kv;   // [h·d_k + h·d_v, d_model]
+  Linear out;  // [d_model, h·d_v]
+  int heads = 0, d_k = 0, d_v = 0;
+
+  struct Cache {
+    float* q = nullptr;      // [B·T, h·d_k]
+    float* kv = nullptr;     // [B·S, h·(d_k + d_v)]
+    float* probs = nullptr;  // [B, h, T, S]
+    float* ctx = nullptr;    // [B·T, h·d_v]
+  };
+
+  AttentionShape shape(int batch, int queries, int keys) const {
+    return {batch, heads, d_k, d_v, queries, keys};
+  }
+  // Views of the projected memory in cache.kv, for `length` memory rows per sentence.
+  HeadsView keys(const float* kv_rows, int length) const;
+  HeadsView values(const float* kv_rows, int length) const;
+
+  void forward(Backend& be, const float* x, const float* memory, int batch, int length,
+               int memory_length, const AttentionMask& mask, const Cache& cache, float* y) const;
+  // dx += ∂L/∂x and d_memory += ∂L/∂memory.
+  void backward(Backend& be, const float* x, const float* memory, int batch, int length,
+                int memory_length, const Cache& cache, const float* dy,
+                const AttentionScratch& scratch, float* dx, float* d_memory) const;
+};
+
+}  // namespace attn::nn

@@ -1,0 +1,40 @@
+#include "nn/decoder_layer.h"
+
+namespace attn::nn {
+
+void DecoderLayer::forward(Backend& be, const float* x, const float* memory, int batch, int length,
+                           int memory_length, const AttentionMask& self_mask,
+                           const AttentionMask& memory_mask, const Dropout& dropout,
+                           const Cache& cache, float* y) const {
+  const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
+  self_attention.forward(be, x, batch, length, self_mask, cache.self_attention, cache.self_residual.sum);
+  residual_norm_forward(be, self_attention_norm, x, cache.self_residual.sum, rows, dropout.rate,
+                        dropout.site(dropout_site + 0), cache.self_residual, cache.after_self);
+  cross_attention.forward(be, cache.after_self, memory, batch, length, memory_length, memory_mask,
+                          cache.cross_attention, cache.cross_residual.sum);
+  residual_norm_forward(be, cross_attention_norm, cache.after_self, cache.cross_residual.sum, rows,
+                        dropout.rate, dropout.site(dropout_site + 1), cache.cross_residual,
+                        cache.after_cross);
+  ffn.forward(be, cache.after_cross, rows, cache.hidden, cache.ffn_residual.sum);
+  residual_norm_forward(be, ffn_norm, cache.after_cross, cache.ffn_residual.sum, rows, dropout.rate,
+                        dropout.site(dropout_site + 2), cache.ffn_residual, y);
+}
+
+void DecoderLayer::backward(Backend& be, const float* x, const float* memory, int batch, int length,
+                            int memory_length, const Dropout& dropout, const Cache& cache,
+                            const LayerScratch& scratch, float* dy, float* d_memory) const {
+  const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
+  residual_norm_backward(be, ffn_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 2),
+                         cache.ffn_residual, scratch.d_sublayer);
+  ffn.backward(be, cache.after_cross, rows, cache.hidden, scratch.d_sublayer, scratch.d_hidden, dy);
+  residual_norm_backward(be, cross_attention_norm, dy, rows, dropout.rate,
+                         dropout.site(dropout_site + 1), cache.cross_residual, scratch.d_sublayer);
+  cross_attention.backward(be, cache.after_self, memory, batch, length, memory_length,
+                           cache.cross_attention, scratch.d_sublayer, scratch.attention, dy, d_memory);
+  residual_norm_backward(be, self_attention_norm, dy, rows, dropout.rate,
+                         dropout.site(dropout_site + 0), cache.self_residual, scratch.d_sublayer);
+  self_attention.backward(be, x, batch, length, cache.self_attention, scratch.d_sublayer,
+                          scratch.attention, dy);
+}
+
+}  // namespace attn::nn

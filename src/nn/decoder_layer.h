@@ -1,0 +1,43 @@
+#pragma once
+// One decoder layer: causal self-attention, encoder-decoder attention and feed-forward
+// sublayers, each wrapped as LayerNorm(x + Dropout(Sublayer(x))).
+#include "nn/cross_attention.h"
+#include "nn/dropout.h"
+#include "nn/feed_forward.h"
+#include "nn/layer_scratch.h"
+#include "nn/residual_norm.h"
+#include "nn/self_attention.h"
+
+namespace attn::nn {
+
+struct DecoderLayer {
+  SelfAttention self_attention;
+  LayerNormParams self_attention_norm;
+  CrossAttention cross_attention;
+  LayerNormParams cross_attention_norm;
+  FeedForward ffn;
+  LayerNormParams ffn_norm;
+  std::uint64_t dropout_site = 0;
+
+  struct Cache {
+    SelfAttention::Cache self_attention;
+    ResidualNormCache self_residual;
+    float* after_self = nullptr;   // [rows, d_model]
+    CrossAttention::Cache cross_attention;
+    ResidualNormCache cross_residual;
+    float* after_cross = nullptr;  // [rows, d_model]
+    float* hidden = nullptr;       // [rows, d_ff]
+    ResidualNormCache ffn_residual;
+  };
+
+  // x, y: [B·T, d_model]; memory: the encoder output [B·S, d_model].
+  void forward(Backend& be, const float* x, const float* memory, int batch, int length,
+               int memory_length, const AttentionMask& self_mask, const AttentionMask& memory_mask,
+               const Dropout& dropout, const Cache& cache, float* y) const;
+  // On entry dy = ∂L/∂y, on exit ∂L/∂x; d_memory += ∂L/∂memory.
+  void backward(Backend& be, const float* x, const float* memory, int batch, int length,
+                int memory_length, const Dropout& dropout, const Cache& cache,
+                const LayerScratch& scratch, float* dy, float* d_memory) const;
+};
+
+}  // namespace attn::nn

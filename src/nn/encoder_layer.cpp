@@ -1,0 +1,29 @@
+#include "nn/encoder_layer.h"
+
+namespace attn::nn {
+
+void EncoderLayer::forward(Backend& be, const float* x, int batch, int length,
+                           const AttentionMask& mask, const Dropout& dropout, const Cache& cache,
+                           float* y) const {
+  const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
+  attention.forward(be, x, batch, length, mask, cache.attention, cache.attention_residual.sum);
+  residual_norm_forward(be, attention_norm, x, cache.attention_residual.sum, rows, dropout.rate,
+                        dropout.site(dropout_site + 0), cache.attention_residual, cache.middle);
+  ffn.forward(be, cache.middle, rows, cache.hidden, cache.ffn_residual.sum);
+  residual_norm_forward(be, ffn_norm, cache.middle, cache.ffn_residual.sum, rows, dropout.rate,
+                        dropout.site(dropout_site + 1), cache.ffn_residual, y);
+}
+
+void EncoderLayer::backward(Backend& be, const float* x, int batch, int length,
+                            const Dropout& dropout, const Cache& cache, const LayerScratch& scratch,
+                            float* dy) const {
+  const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
+  residual_norm_backward(be, ffn_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 1),
+                         cache.ffn_residual, scratch.d_sublayer);
+  ffn.backward(be, cache.middle, rows, cache.hidden, scratch.d_sublayer, scratch.d_hidden, dy);
+  residual_norm_backward(be, attention_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 0),
+                         cache.attention_residual, scratch.d_sublayer);
+  attention.backward(be, x, batch, length, cache.attention, scratch.d_sublayer, scratch.attention, dy);
+}
+
+}  // namespace attn::nn

@@ -1,0 +1,35 @@
+#pragma once
+// One encoder layer: self-attention and feed-forward sublayers, each wrapped as
+// LayerNorm(x + Dropout(Sublayer(x))).
+#include "nn/dropout.h"
+#include "nn/feed_forward.h"
+#include "nn/layer_scratch.h"
+#include "nn/residual_norm.h"
+#include "nn/self_attention.h"
+
+namespace attn::nn {
+
+struct EncoderLayer {
+  SelfAttention attention;
+  LayerNormParams attention_norm;
+  FeedForward ffn;
+  LayerNormParams ffn_norm;
+  std::uint64_t dropout_site = 0;  // distinguishes this layer's dropout streams
+
+  struct Cache {
+    SelfAttention::Cache attention;
+    ResidualNormCache attention_residual;
+    float* middle = nullptr;  // output of the first sublayer [rows, d_model]
+    float* hidden = nullptr;  // [rows, d_ff]
+    ResidualNormCache ffn_residual;
+  };
+
+  // x, y: [B·S, d_model]
+  void forward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask,
+               const Dropout& dropout, const Cache& cache, float* y) const;
+  // On entry dy = ∂L/∂y, on exit ∂L/∂x.
+  void backward(Backend& be, const float* x, int batch, int length, const Dropout& dropout,
+                const Cache& cache, const LayerScratch& scratch, float* dy) const;
+};
+
+}  // namespace attn::nn

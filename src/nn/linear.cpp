@@ -1,0 +1,28 @@
+#include "nn/linear.h"
+
+namespace attn::nn {
+
+void Linear::forward(Backend& be, const float* x, std::int64_t rows, float* y, bool relu,
+                     int ldy) const {
+  if (ldy == 0) ldy = out;
+  be.gemm(Trans::No, Trans::Yes, static_cast<int>(rows), out, in, 1.0f, x, in, weight, in, 0.0f, y, ldy);
+  if (ldy != out) {  // strided output (e.g. into a key/value cache): add the bias row by row
+    for (std::int64_t r = 0; r < rows; ++r) {
+      if (relu) be.add_bias_relu(y + r * ldy, bias, 1, out);
+      else be.add_bias(y + r * ldy, bias, 1, out);
+    }
+    return;
+  }
+  if (relu) be.add_bias_relu(y, bias, rows, out);
+  else be.add_bias(y, bias, rows, out);
+}
+
+void Linear::backward(Backend& be, const float* x, const float* dy, std::int64_t rows, float* dx,
+                      bool accumulate_dx) const {
+  const int r = static_cast<int>(rows);
+  be.gemm(Trans::Yes, Trans::No, out, in, r, 1.0f, dy, out, x, in, 1.0f, weight_grad, in);
+  be.bias_grad(dy, rows, out, bias_grad);
+  if (dx) be.gemm(Trans::No, Trans::No, r, in, out, 1.0f, dy, out, weight, in, accumulate_dx ? 1.0f : 0.0f, dx, in);
+}
+
+}  // namespace attn::nn

@@ -1,0 +1,25 @@
+#pragma once
+// y = x·Wᵀ + b with W stored [out, in] (PyTorch's nn.Linear layout), and its gradient.
+#include <cstdint>
+
+#include "kernels/backend.h"
+
+namespace attn::nn {
+
+struct Linear {
+  const float* weight = nullptr;  // [out, in]
+  const float* bias = nullptr;    // [out]
+  float* weight_grad = nullptr;
+  float* bias_grad = nullptr;
+  int in = 0, out = 0;
+
+  // y [rows, out] (row stride ldy, default out) = x [rows, in] · Wᵀ + b, optionally through ReLU.
+  void forward(Backend& be, const float* x, std::int64_t rows, float* y, bool relu = false,
+               int ldy = 0) const;
+  // Accumulates ∂W += dyᵀ·x and ∂b += Σ dy; dx = dy·W, added to dx's contents if accumulate_dx.
+  // dx may be null when the input needs no gradient.
+  void backward(Backend& be, const float* x, const float* dy, std::int64_t rows, float* dx,
+                bool accumulate_dx) const;
+};
+
+}  // namespace attn::nn

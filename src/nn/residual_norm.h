@@ -1,0 +1,37 @@
+#pragma once
+// The paper's post-LN sublayer connection: y = LayerNorm(x + Dropout(Sublayer(x))).
+#include <cstdint>
+
+#include "kernels/backend.h"
+
+namespace attn::nn {
+
+struct LayerNormParams {
+  const float* gamma = nullptr;
+  const float* beta = nullptr;
+  float* gamma_grad = nullptr;
+  float* beta_grad = nullptr;
+  int dim = 0;
+  float eps = 1e-5f;
+};
+
+// What the backward pass needs from the forward one.
+struct ResidualNormCache {
+  float* sum = nullptr;   // x + dropout(sublayer(x)) [rows, dim]
+  float* mean = nullptr;  // [rows]
+  float* rstd = nullptr;  // [rows]
+};
+
+// sublayer_out [rows, dim] is consumed (overwritten); y receives the normalised sum.
+// cache.mean/rstd may be null when no backward pass follows (inference).
+void residual_norm_forward(Backend& be, const LayerNormParams& norm, const float* x,
+                           float* sublayer_out, std::int64_t rows, float dropout,
+                           std::uint64_t dropout_seed, const ResidualNormCache& cache, float* y);
+
+// On entry dy holds ∂L/∂y; on exit it holds ∂L/∂(x + ...) which is the residual path's ∂L/∂x,
+// and d_sublayer_out receives ∂L/∂sublayer_out (through the same dropout mask).
+void residual_norm_backward(Backend& be, const LayerNormParams& norm, float* dy, std::int64_t rows,
+                            float dropout, std::uint64_t dropout_seed, const ResidualNormCache& cache,
+                            float* d_sublayer_out);
+
+}  // namespace attn::nn

@@ -1,0 +1,38 @@
+#pragma once
+// Multi-head self-attention: Q, K and V projected from the same rows by one fused product
+// (W_q, W_k, W_v stacked), attention, then the output projection W_o.
+#include <cstdint>
+
+#include "nn/attention.h"
+#include "nn/linear.h"
+
+namespace attn::nn {
+
+struct AttentionScratch {  // backward-pass temporaries, shared by all layers
+  float* d_ctx = nullptr;    // [rows, h·d_v]
+  float* d_probs = nullptr;  // [batch, h, queries, keys]
+  float* d_q = nullptr;      // [rows, width of the query (or fused qkv) projection]
+  float* d_kv = nullptr;     // [memory rows, h·(d_k + d_v)] (cross-attention)
+};
+
+struct SelfAttention {
+  Linear qkv;  // [h·d_k + h·d_k + h·d_v, d_model]
+  Linear out;  // [d_model, h·d_v]
+  int heads = 0, d_k = 0, d_v = 0;
+
+  struct Cache {
+    float* qkv = nullptr;    // [B·T, qkv.out]
+    float* probs = nullptr;  // [B, h, T, T]
+    float* ctx = nullptr;    // [B·T, h·d_v]
+  };
+
+  AttentionShape shape(int batch, int length) const { return {batch, heads, d_k, d_v, length, length}; }
+  // y [B·T, d_model] = W_o · Attention(x)
+  void forward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask,
+               const Cache& cache, float* y) const;
+  // dx += ∂L/∂x
+  void backward(Backend& be, const float* x, int batch, int length, const Cache& cache,
+                const float* dy, const AttentionScratch& scratch, float* dx) const;
+};
+
+}  // namespace attn::nn

@@ -1,0 +1,33 @@
+#pragma once
+// The one embedding matrix E [vocab, d_model] the paper shares between the source embedding, the
+// target embedding and the pre-softmax projection (section 3.4): inputs are E[id]·√d_model plus
+// the position's encoding, logits are y·Eᵀ.
+#include <cstdint>
+
+#include "kernels/backend.h"
+#include "nn/dropout.h"
+
+namespace attn::nn {
+
+struct SharedEmbedding {
+  const float* table = nullptr;  // [vocab, dim]
+  float* table_grad = nullptr;
+  int vocab = 0, dim = 0;
+  float scale = 1;               // √d_model
+
+  // out [B·T, dim] = dropout(E[ids]·scale + positions[t]); positions [≥T, dim].
+  void embed(Backend& be, const std::int32_t* ids, int batch, int length, const float* positions,
+             const Dropout& dropout, std::uint64_t site, float* out) const;
+  // d_out is consumed (dropout applied in place); E's gradient and, if given, the learned
+  // positions' gradient are accumulated.
+  void embed_backward(Backend& be, const std::int32_t* ids, int batch, int length, float* d_out,
+                      const Dropout& dropout, std::uint64_t site, float* positions_grad) const;
+
+  // logits [rows, vocab] = y [rows, dim] · Eᵀ
+  void project(Backend& be, const float* y, std::int64_t rows, float* logits) const;
+  // dy = d_logits · E (overwritten); E's gradient += d_logitsᵀ · y.
+  void project_backward(Backend& be, const float* y, std::int64_t rows, const float* d_logits,
+                        float* dy) const;
+};
+
+}  // namespace attn::nn
