@@ -1,0 +1,145 @@
+// safetensors files: a file written by hand byte for byte, the model's round trip, and the
+// errors for truncated, corrupt and mismatched files.
+#include "model/safetensors.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <functional>
+
+#include <nlohmann/json.hpp>
+
+#include "common/temp_dir.h"
+#include "core/error.h"
+#include "model/transformer.h"
+
+namespace attn {
+namespace {
+
+void write_bytes(const std::filesystem::path& p, const std::string& bytes) {
+  std::ofstream(p, std::ios::binary) << bytes;
+}
+
+std::string read_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+void expect_error(const std::function<void()>& f, const std::string& fragment) {
+  try {
+    f();
+    ADD_FAILURE() << "expected an error containing: " << fragment;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(Safetensors, ReadsAFileWrittenByHand) {
+  auto dir = testing::fresh_temp_dir("safetensors_hand");
+  // The format by its specification: u64 little-endian header size, JSON header, raw data.
+  const std::string header = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1,1],"data_offsets":[8,12]}})";
+  std::string bytes(8, '\0');
+  const std::uint64_t n = header.size();
+  std::memcpy(bytes.data(), &n, 8);
+  bytes += header;
+  const float values[3] = {1.5f, -2.0f, 3.25f};
+  bytes.append(reinterpret_cast<const char*>(values), sizeof values);
+  write_bytes(dir / "x.safetensors", bytes);
+  SafetensorsFile f(dir / "x.safetensors");
+  float a[2], b[1];
+  f.read("a", {2}, a);
+  f.read("b", {1, 1}, b);
+  EXPECT_EQ(a[0], 1.5f);
+  EXPECT_EQ(a[1], -2.0f);
+  EXPECT_EQ(b[0], 3.25f);
+  expect_error([&] { f.read("a", {1, 2}, a); }, "has shape [2] but the model expects [1, 2]");
+  expect_error([&] { f.read("c", {1}, a); }, "missing tensor 'c'");
+}
+
+TEST(Safetensors, ModelRoundTripAndRefusals) {
+  auto dir = testing::fresh_temp_dir("safetensors_model");
+  ModelConfig c = ModelConfig::preset("tiny");
+  Transformer m(c);
+  m.initialize(5);
+  m.save_parameters(dir / "model.safetensors", {{"note", "test"}});
+  Transformer loaded(c);
+  loaded.load_parameters(dir / "model.safetensors");
+  EXPECT_EQ(loaded.parameters_to_host(), m.parameters_to_host());
+  EXPECT_EQ(SafetensorsFile(dir / "model.safetensors").metadata().at("note"), "test");
+
+  const std::string good = read_bytes(dir / "model.safetensors");
+  write_bytes(dir / "truncated.safetensors", good.substr(0, good.size() - 100));
+  expect_error([&] { loaded.load_parameters(dir / "truncated.safetensors"); }, "truncated.safetensors");
+  expect_error([&] { loaded.load_parameters(dir / "truncated.safetensors"); }, "truncated file?");
+  std::string corrupt = good;
+  corrupt[12] = '#';
+  write_bytes(dir / "corrupt.safetensors", corrupt);
+  expect_error([&] { loaded.load_parameters(dir / "corrupt.safetensors"); }, "corrupt header");
+  write_bytes(dir / "short.safetensors", "abc");
+  expect_error([&] { loaded.load_parameters(dir / "short.safetensors"); }, "not a safetensors file");
+
+  ModelConfig other = c;
+  other.d_ff = 48;
+  Transformer different(other);
+  expect_error([&] { different.load_parameters(dir / "model.safetensors"); },
+               "tensor 'encoder.layers.0.ffn.fc1.weight' has shape [64, 32] but the model expects [48, 32]");
+  // A failed load leaves the parameters as they were.
+  EXPECT_EQ(loaded.parameters_to_host(), m.parameters_to_host());
+}
+
+TEST(ParameterLayout, OneBufferInDocumentedOrderWithFusedProjectionsAdjacent) {
+  ModelConfig c = ModelConfig::preset("base");
+  c.vocab_size = 37000;
+  ParameterLayout layout(c);
+  // The paper's base model with a 37k shared vocabulary has about 63M parameters (Table 3: 65M).
+  EXPECT_NEAR(static_cast<double>(layout.total()), 63.1e6, 0.2e6);
+  std::int64_t expected_offset = 0;
+  for (const auto& t : layout.tensors()) {
+    EXPECT_EQ(t.offset, expected_offset) << t.name;
+    expected_offset += t.size;
+  }
+  const auto& q = layout.find("encoder.layers.0.self_attn.q_proj.weight");
+  EXPECT_EQ(layout.find("encoder.layers.0.self_attn.k_proj.weight").offset, q.offset + 512 * 512);
+  EXPECT_EQ(layout.find("encoder.layers.0.self_attn.v_proj.weight").offset, q.offset + 2 * 512 * 512);
+  EXPECT_EQ(layout.find("encoder.layers.0.self_attn.q_proj.bias").offset, q.offset + 3 * 512 * 512);
+  EXPECT_EQ(layout.find("decoder.layers.5.cross_attn.v_proj.weight").offset,
+            layout.find("decoder.layers.5.cross_attn.k_proj.weight").offset + 512 * 512);
+  EXPECT_THROW(layout.find("nope"), Error);
+}
+
+TEST(ModelConfig, PresetsFollowTable3) {
+  const ModelConfig base = ModelConfig::preset("base"), big = ModelConfig::preset("big");
+  EXPECT_EQ(base.encoder_layers, 6);
+  EXPECT_EQ(base.d_model, 512);
+  EXPECT_EQ(base.d_ff, 2048);
+  EXPECT_EQ(base.heads, 8);
+  EXPECT_EQ(base.d_k, 64);
+  EXPECT_EQ(base.d_v, 64);
+  EXPECT_FLOAT_EQ(base.dropout, 0.1f);
+  EXPECT_FLOAT_EQ(base.label_smoothing, 0.1f);
+  EXPECT_EQ(big.d_model, 1024);
+  EXPECT_EQ(big.d_ff, 4096);
+  EXPECT_EQ(big.heads, 16);
+  EXPECT_FLOAT_EQ(big.dropout, 0.3f);
+  EXPECT_THROW(ModelConfig::preset("huge"), Error);
+}
+
+TEST(ModelConfig, JsonRoundTripAndErrors) {
+  auto dir = testing::fresh_temp_dir("model_config");
+  ModelConfig c = ModelConfig::preset("small");
+  c.positions = PositionEncoding::Learned;
+  c.attention_window = 5;
+  save_model_config((dir / "config.json").string(), c);
+  const ModelConfig back = load_model_config((dir / "config.json").string());
+  EXPECT_EQ(nlohmann::json(back), nlohmann::json(c));
+  write_bytes(dir / "bad.json", R"({"preset": "small", "d_modle": 3})");
+  expect_error([&] { load_model_config((dir / "bad.json").string()); }, "unknown key 'd_modle'");
+  write_bytes(dir / "bad2.json", R"({"heads": 0})");
+  expect_error([&] { load_model_config((dir / "bad2.json").string()); }, "heads must be positive");
+  write_bytes(dir / "bad3.json", R"({"heads": )");
+  expect_error([&] { load_model_config((dir / "bad3.json").string()); }, "not valid JSON");
+}
+
+}  // namespace
+}  // namespace attn
