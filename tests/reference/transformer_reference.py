@@ -1,0 +1,188 @@
+#!/usr/bin/python3
+"""An independent PyTorch implementation of the Transformer, written from the paper, used to check
+attn's loss and gradients (tests/reference/parity_dump writes the inputs).
+
+    transformer_reference.py DIR    # DIR holds model.safetensors, config.json, batch.json, grads.safetensors
+
+Everything runs in float64; attn runs in float32. The check passes when the loss and every
+gradient tensor agree to a relative error below 1e-4. It also shows that a PyTorch user loads
+attn's safetensors with plain load_state_dict, tensor names and layouts as docs/model-format.md says.
+"""
+import json
+import math
+import struct
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def read_safetensors(path):
+    """The format by its specification (no safetensors package needed)."""
+    with open(path, "rb") as f:
+        (n,) = struct.unpack("<Q", f.read(8))
+        header = json.loads(f.read(n))
+        data = f.read()
+    tensors = {}
+    for name, e in header.items():
+        if name == "__metadata__":
+            continue
+        assert e["dtype"] == "F32", e
+        b, end = e["data_offsets"]
+        arr = np.frombuffer(data[b:end], dtype="<f4").reshape(e["shape"])
+        tensors[name] = torch.from_numpy(arr.astype(np.float64))
+    return tensors
+
+
+def sinusoids(n, d):
+    pe = torch.zeros(n, d, dtype=torch.float64)
+    pos = torch.arange(n, dtype=torch.float64)[:, None]
+    i = torch.arange(0, d, 2, dtype=torch.float64)
+    pe[:, 0::2] = torch.sin(pos / 10000 ** (i / d))
+    pe[:, 1::2] = torch.cos(pos / 10000 ** (i / d))
+    return pe
+
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d, h, dk, dv):
+        super().__init__()
+        self.h, self.dk, self.dv = h, dk, dv
+        self.q_proj = nn.Linear(d, h * dk)
+        self.k_proj = nn.Linear(d, h * dk)
+        self.v_proj = nn.Linear(d, h * dv)
+        self.out_proj = nn.Linear(h * dv, d)
+
+    def forward(self, xq, xkv, key_lengths, causal=False, window=0):
+        B, Tq, _ = xq.shape
+        Tk = xkv.shape[1]
+        q = self.q_proj(xq).view(B, Tq, self.h, self.dk).transpose(1, 2)
+        k = self.k_proj(xkv).view(B, Tk, self.h, self.dk).transpose(1, 2)
+        v = self.v_proj(xkv).view(B, Tk, self.h, self.dv).transpose(1, 2)
+        scores = q @ k.transpose(-1, -2) / math.sqrt(self.dk)
+        qi = torch.arange(Tq)[:, None]
+        ki = torch.arange(Tk)[None, :]
+        blocked = ki[None, :, :] >= key_lengths[:, None, None]  # padding keys
+        if causal:
+            blocked = blocked | (ki > qi)[None]
+        if window > 0:
+            blocked = blocked | ((qi - ki).abs() > window)[None]
+        scores = scores.masked_fill(blocked[:, None], float("-inf"))
+        ctx = F.softmax(scores, dim=-1) @ v
+        return self.out_proj(ctx.transpose(1, 2).reshape(B, Tq, self.h * self.dv))
+
+
+class FeedForward(nn.Module):
+    def __init__(self, d, dff):
+        super().__init__()
+        self.fc1 = nn.Linear(d, dff)
+        self.fc2 = nn.Linear(dff, d)
+
+    def forward(self, x):
+        return self.fc2(F.relu(self.fc1(x)))
+
+
+class EncoderLayer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        d = c["d_model"]
+        self.self_attn = MultiHeadAttention(d, c["heads"], c["d_k"], c["d_v"])
+        self.self_attn_norm = nn.LayerNorm(d, eps=c["layernorm_eps"])
+        self.ffn = FeedForward(d, c["d_ff"])
+        self.ffn_norm = nn.LayerNorm(d, eps=c["layernorm_eps"])
+        self.window = c["attention_window"]
+
+    def forward(self, x, src_lengths):
+        x = self.self_attn_norm(x + self.self_attn(x, x, src_lengths, window=self.window))
+        return self.ffn_norm(x + self.ffn(x))
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        d = c["d_model"]
+        self.self_attn = MultiHeadAttention(d, c["heads"], c["d_k"], c["d_v"])
+        self.self_attn_norm = nn.LayerNorm(d, eps=c["layernorm_eps"])
+        self.cross_attn = MultiHeadAttention(d, c["heads"], c["d_k"], c["d_v"])
+        self.cross_attn_norm = nn.LayerNorm(d, eps=c["layernorm_eps"])
+        self.ffn = FeedForward(d, c["d_ff"])
+        self.ffn_norm = nn.LayerNorm(d, eps=c["layernorm_eps"])
+        self.window = c["attention_window"]
+
+    def forward(self, y, memory, tgt_lengths, src_lengths):
+        y = self.self_attn_norm(y + self.self_attn(y, y, tgt_lengths, causal=True, window=self.window))
+        y = self.cross_attn_norm(y + self.cross_attn(y, memory, src_lengths))
+        return self.ffn_norm(y + self.ffn(y))
+
+
+class Stack(nn.Module):
+    def __init__(self, layers, learned_positions, c):
+        super().__init__()
+        self.layers = nn.ModuleList(layers)
+        if learned_positions:
+            self.positions = nn.Embedding(c["max_positions"], c["d_model"])
+
+
+class Transformer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.c = c
+        learned = c["positions"] == "learned"
+        self.embedding = nn.Embedding(c["vocab_size"], c["d_model"])
+        self.encoder = Stack([EncoderLayer(c) for _ in range(c["encoder_layers"])], learned, c)
+        self.decoder = Stack([DecoderLayer(c) for _ in range(c["decoder_layers"])], learned, c)
+        self.register_buffer("sinusoids", sinusoids(c["max_positions"], c["d_model"]), persistent=False)
+
+    def embed(self, ids, stack):
+        T = ids.shape[1]
+        pos = stack.positions.weight[:T] if hasattr(stack, "positions") else self.sinusoids[:T]
+        return self.embedding(ids) * math.sqrt(self.c["d_model"]) + pos
+
+    def forward(self, src, src_lengths, tgt_in, tgt_lengths):
+        x = self.embed(src, self.encoder)
+        for layer in self.encoder.layers:
+            x = layer(x, src_lengths)
+        y = self.embed(tgt_in, self.decoder)
+        for layer in self.decoder.layers:
+            y = layer(y, x, tgt_lengths, src_lengths)
+        return y @ self.embedding.weight.T  # the shared pre-softmax projection
+
+
+def main(directory):
+    config = json.load(open(f"{directory}/config.json"))
+    batch = json.load(open(f"{directory}/batch.json"))
+    model = Transformer(config).double()
+    model.load_state_dict(read_safetensors(f"{directory}/model.safetensors"), strict=True)
+    B, S, T = batch["batch"], batch["src_len"], batch["tgt_len"]
+    t = lambda k, *shape: torch.tensor(batch[k], dtype=torch.long).view(*shape)
+    logits = model(t("src", B, S), t("src_lengths", B), t("tgt_in", B, T), t("tgt_lengths", B))
+    loss = F.cross_entropy(logits.reshape(-1, config["vocab_size"]), t("tgt_out", B * T), ignore_index=0,
+                           label_smoothing=config["label_smoothing"], reduction="sum") / batch["tokens"]
+    loss.backward()
+    ours = read_safetensors(f"{directory}/grads.safetensors")
+    failures = []
+    loss_err = abs(loss.item() - batch["loss"]) / abs(loss.item())
+    print(f"loss: torch {loss.item():.10f}  attn {batch['loss']:.10f}  relative error {loss_err:.2e}")
+    if loss_err > 1e-4:
+        failures.append("loss")
+    worst = 0.0
+    for name, p in model.named_parameters():
+        ref = p.grad
+        err = ((ours[name] - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+        # The key bias's true gradient is 0 (softmax ignores a constant per row): compare absolutely.
+        if name.endswith("k_proj.bias"):
+            err = (ours[name] - ref).abs().max().item()
+        worst = max(worst, err)
+        if not err < 1e-4:
+            failures.append(f"{name} (relative error {err:.2e})")
+    print(f"{len(ours)} gradient tensors, worst relative error {worst:.2e}")
+    if failures:
+        print("FAILED:", ", ".join(failures))
+        sys.exit(1)
+    print("PASSED: attn matches the PyTorch reference")
+
+
+if __name__ == "__main__":
+    torch.set_num_threads(2)
+    main(sys.argv[1])
