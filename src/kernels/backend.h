@@ -110,6 +110,15 @@ class Backend {
 
   // log-softmax over the last dimension, in place (decoding).
   virtual void log_softmax(float* x, std::int64_t rows, int cols) = 0;
+  // Per row: the k largest values in descending order (ties: lower index first) and their
+  // column indices; k <= cols. values [rows, k], indices [rows, k].
+  virtual void topk(const float* x, std::int64_t rows, int cols, int k, float* values,
+                    std::int32_t* indices) = 0;
+  // dst row r (at dst + r·dst_stride) = src row indices[r] (at src + indices[r]·src_stride),
+  // row_floats floats each; indices null means row r. Source and destination must not overlap.
+  virtual void gather_rows(const float* src, std::int64_t src_stride, const std::int32_t* indices,
+                           std::int64_t rows, std::int64_t row_floats, float* dst,
+                           std::int64_t dst_stride) = 0;
 
   // Adam (Kingma & Ba) with bias correction, on n parameters.
   virtual void adam(float* params, const float* grads, float* m, float* v, std::int64_t n,

@@ -55,9 +55,15 @@ class Transformer {
 
   std::size_t workspace_bytes() const { return workspace_.bytes(); }
 
+  // The layers, for inference code that runs them its own way (incremental decoding).
+  const nn::SharedEmbedding& embedding() const { return embedding_; }
+  const std::vector<nn::EncoderLayer>& encoder_layers() const { return encoder_; }
+  const std::vector<nn::DecoderLayer>& decoder_layers() const { return decoder_; }
+  // [max_positions, d_model]: the sinusoids or the learned positions of one side.
+  const float* positions(bool decoder) const;
+
  private:
   void bind_layers();
-  const float* positions(bool decoder) const;
   float* positions_grad(bool decoder);
   void upload(const TokenBatch& batch);
   void forward(const TokenBatch& batch, const nn::Dropout& dropout);

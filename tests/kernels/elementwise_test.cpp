@@ -133,3 +133,49 @@ TEST(FastExp, RelativeErrorBelowTwoUlpOverTheUsefulRange) {
 
 }  // namespace
 }  // namespace attn
+
+namespace attn {
+namespace {
+
+class SelectTest : public ::testing::TestWithParam<Backend*> {};
+
+TEST_P(SelectTest, TopKAgainstAFullSort) {
+  Backend& be = *GetParam();
+  const int rows = 5, cols = 300, k = 7;
+  auto x = testing::random_values(rows * cols, 61);
+  x[2 * cols + 10] = x[2 * cols + 20] = 5.0f;  // a tie: the lower index comes first
+  auto dx = testing::to_device(be, x);
+  DeviceBuffer<float> values(be, rows * k);
+  DeviceBuffer<std::int32_t> indices(be, rows * k);
+  be.topk(dx.data(), rows, cols, k, values.data(), indices.data());
+  auto v = testing::to_host(be, values);
+  auto idx = testing::to_host(be, indices);
+  for (int r = 0; r < rows; ++r) {
+    std::vector<int> order(cols);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return x[r * cols + a] > x[r * cols + b]; });
+    for (int j = 0; j < k; ++j) {
+      EXPECT_EQ(idx[r * k + j], order[j]) << "row " << r << " rank " << j;
+      EXPECT_EQ(v[r * k + j], x[r * cols + order[j]]);
+    }
+  }
+  EXPECT_EQ(idx[2 * k], 10);
+  EXPECT_EQ(idx[2 * k + 1], 20);
+}
+
+TEST_P(SelectTest, GatherRowsWithStridesAndIndices) {
+  Backend& be = *GetParam();
+  // Source: 3 rows of stride 4; gather the first 2 floats of rows 2, 0, 2 into rows of stride 3.
+  auto src = testing::to_device(be, std::vector<float>{0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23});
+  auto idx = testing::to_device(be, std::vector<std::int32_t>{2, 0, 2});
+  auto dst = testing::to_device(be, std::vector<float>(9, -1.0f));
+  be.gather_rows(src.data(), 4, idx.data(), 3, 2, dst.data(), 3);
+  EXPECT_EQ(testing::to_host(be, dst), (std::vector<float>{20, 21, -1, 0, 1, -1, 20, 21, -1}));
+  be.gather_rows(src.data() + 1, 4, nullptr, 2, 1, dst.data() + 2, 3);
+  EXPECT_EQ(testing::to_host(be, dst), (std::vector<float>{20, 21, 1, 0, 1, 11, 20, 21, -1}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, SelectTest, ::testing::ValuesIn(testing::all_backends()), testing::backend_name);
+
+}  // namespace
+}  // namespace attn

@@ -92,6 +92,13 @@ class CpuBackend final : public Backend {
     return cpu::cross_entropy(logits, targets, rows, vocab, smoothing, ignore_id, grad_scale);
   }
   void log_softmax(float* x, std::int64_t rows, int cols) override { cpu::log_softmax(x, rows, cols); }
+  void topk(const float* x, std::int64_t rows, int cols, int k, float* values, std::int32_t* indices) override {
+    cpu::topk(x, rows, cols, k, values, indices);
+  }
+  void gather_rows(const float* src, std::int64_t src_stride, const std::int32_t* indices, std::int64_t rows,
+                   std::int64_t row_floats, float* dst, std::int64_t dst_stride) override {
+    cpu::gather_rows(src, src_stride, indices, rows, row_floats, dst, dst_stride);
+  }
 
   void adam(float* params, const float* grads, float* m, float* v, std::int64_t n,
             const AdamHyper& hyper) override {

@@ -41,6 +41,9 @@ void positions_backward(const float* dout, int batch, int seq_len, int dim, floa
 LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab,
                        float smoothing, int ignore_id, float grad_scale);
 void log_softmax(float* x, std::int64_t rows, int cols);
+void topk(const float* x, std::int64_t rows, int cols, int k, float* values, std::int32_t* indices);
+void gather_rows(const float* src, std::int64_t src_stride, const std::int32_t* indices, std::int64_t rows,
+                 std::int64_t row_floats, float* dst, std::int64_t dst_stride);
 
 void adam(float* params, const float* grads, float* m, float* v, std::int64_t n,
           const AdamHyper& hyper);

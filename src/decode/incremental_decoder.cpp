@@ -1,0 +1,160 @@
+#include "decode/incremental_decoder.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "nn/residual_norm.h"
+
+namespace attn {
+
+IncrementalDecoder::IncrementalDecoder(const Transformer& model)
+    : model_(model), be_(model.backend()), c_(model.config()),
+      kv_width_(static_cast<std::int64_t>(c_.heads) * (c_.d_k + c_.d_v)) {}
+
+void IncrementalDecoder::start(const std::int32_t* src, const std::int32_t* src_lengths, int batch, int src_len,
+                               int max_rows_per_sentence, int max_steps) {
+  ATTN_CHECK(batch > 0 && src_len > 0 && max_rows_per_sentence > 0 && max_steps > 0, "empty decoding batch");
+  if (src_len > c_.max_positions) throw Error("source of " + std::to_string(src_len) + " tokens is longer than the model's max_positions " + std::to_string(c_.max_positions));
+  sentences_ = batch;
+  rows_per_sentence_ = 1;
+  src_len_ = src_len;
+  max_steps_ = std::min(max_steps, c_.max_positions);
+  position_ = 0;
+  capacity_rows_ = batch * max_rows_per_sentence;
+  const std::size_t n = static_cast<std::size_t>(batch) * src_len;
+  src_.resize(be_, n);
+  src_lengths_.resize(be_, batch);
+  be_.copy_to_device(src_.data(), src, n * sizeof(std::int32_t));
+  be_.copy_to_device(src_lengths_.data(), src_lengths, batch * sizeof(std::int32_t));
+  src_lengths_host_.assign(src_lengths, src_lengths + batch);
+  ensure_buffers();
+  encode(src_len);
+}
+
+void IncrementalDecoder::ensure_buffers() {
+  const std::size_t rows = static_cast<std::size_t>(capacity_rows_);
+  const std::size_t srows = static_cast<std::size_t>(sentences_) * src_len_;
+  const std::size_t big_rows = std::max(rows, srows);
+  const std::size_t d = c_.d_model;
+  const std::size_t layers = c_.decoder_layers;
+  self_kv_.resize(layers);
+  self_kv_spare_.resize(layers);
+  memory_kv_.resize(layers);
+  for (std::size_t l = 0; l < layers; ++l) {
+    self_kv_[l].resize(be_, rows * max_steps_ * kv_width_);
+    self_kv_spare_[l].resize(be_, rows * max_steps_ * kv_width_);
+    memory_kv_[l].resize(be_, srows * kv_width_);
+  }
+  memory_kv_spare_.resize(be_, srows * kv_width_);
+  tokens_.resize(be_, rows);
+  indices_.resize(be_, std::max(rows, static_cast<std::size_t>(sentences_)));
+  x_.resize(be_, big_rows * d);
+  y_.resize(be_, big_rows * d);
+  sub_.resize(be_, big_rows * d);
+  qkv_.resize(be_, big_rows * c_.qkv_width());
+  ctx_.resize(be_, big_rows * c_.heads * c_.d_v);
+  // Encoder self-attention needs S×S per head; decoding needs at most max_steps (self) or
+  // rows_per_sentence × S (cross) per head and sentence.
+  const std::size_t probs = static_cast<std::size_t>(c_.heads) *
+                            std::max({srows * src_len_, rows * max_steps_, rows * static_cast<std::size_t>(src_len_)});
+  probs_.resize(be_, probs);
+  hidden_.resize(be_, big_rows * c_.d_ff);
+  logits_.resize(be_, rows * c_.vocab_size);
+}
+
+void IncrementalDecoder::encode(int src_len) {
+  // The encoder's training path keeps every layer's activations for backward; here one set of
+  // buffers serves all layers in turn.
+  const int batch = sentences_;
+  const std::int64_t rows = static_cast<std::int64_t>(batch) * src_len;
+  const nn::Dropout none{};
+  model_.embedding().embed(be_, src_.data(), batch, src_len, model_.positions(false), none, 0, x_.data());
+  const AttentionMask mask{src_lengths_.data(), false, 0, c_.attention_window};
+  nn::EncoderLayer::Cache cache;
+  cache.attention = {qkv_.data(), probs_.data(), ctx_.data()};
+  cache.attention_residual = {sub_.data(), nullptr, nullptr};
+  cache.middle = y_.data();
+  cache.hidden = hidden_.data();
+  cache.ffn_residual = {sub_.data(), nullptr, nullptr};
+  for (const auto& layer : model_.encoder_layers()) layer.forward(be_, x_.data(), batch, src_len, mask, none, cache, x_.data());
+  // Project each decoder layer's encoder-decoder keys and values once.
+  for (std::size_t l = 0; l < model_.decoder_layers().size(); ++l)
+    model_.decoder_layers()[l].cross_attention.kv.forward(be_, x_.data(), rows, memory_kv_[l].data());
+}
+
+const float* IncrementalDecoder::step(const std::int32_t* tokens) {
+  if (position_ >= max_steps_) throw Error("incremental decoder: more steps than the " + std::to_string(max_steps_) + " prepared");
+  const int rows = this->rows();
+  const int t = position_;
+  const int d = c_.d_model, hk = c_.heads * c_.d_k;
+  const std::int64_t cache_stride = static_cast<std::int64_t>(max_steps_) * kv_width_;
+  be_.copy_to_device(tokens_.data(), tokens, rows * sizeof(std::int32_t));
+  const nn::Dropout none{};
+  // Position t's encoding: the table from row t, one position per "sentence" of length 1.
+  model_.embedding().embed(be_, tokens_.data(), rows, 1, model_.positions(true) + static_cast<std::int64_t>(t) * d,
+                           none, 0, x_.data());
+  for (std::size_t l = 0; l < model_.decoder_layers().size(); ++l) {
+    const nn::DecoderLayer& layer = model_.decoder_layers()[l];
+    float* cache = self_kv_[l].data();
+    // Self-attention over the cached prefix plus this position.
+    layer.self_attention.qkv.forward(be_, x_.data(), rows, qkv_.data());
+    be_.gather_rows(qkv_.data() + hk, c_.qkv_width(), nullptr, rows, kv_width_, cache + t * kv_width_, cache_stride);
+    const nn::AttentionShape self_shape{rows, c_.heads, c_.d_k, c_.d_v, 1, t + 1};
+    nn::attention_forward(be_, self_shape, {qkv_.data(), c_.qkv_width(), c_.qkv_width()},
+                          {cache, static_cast<int>(kv_width_), cache_stride},
+                          {cache + hk, static_cast<int>(kv_width_), cache_stride},
+                          AttentionMask{nullptr, false, t, c_.attention_window}, probs_.data(), ctx_.data());
+    layer.self_attention.out.forward(be_, ctx_.data(), rows, sub_.data());
+    nn::residual_norm_forward(be_, layer.self_attention_norm, x_.data(), sub_.data(), rows, 0, 0, {}, y_.data());
+    // Encoder-decoder attention: a sentence's hypotheses are its queries.
+    layer.cross_attention.q.forward(be_, y_.data(), rows, qkv_.data());
+    const nn::AttentionShape cross_shape{sentences_, c_.heads, c_.d_k, c_.d_v, rows_per_sentence_, src_len_};
+    nn::attention_forward(be_, cross_shape, {qkv_.data(), hk, static_cast<std::int64_t>(rows_per_sentence_) * hk},
+                          layer.cross_attention.keys(memory_kv_[l].data(), src_len_),
+                          layer.cross_attention.values(memory_kv_[l].data(), src_len_),
+                          AttentionMask{src_lengths_.data(), false, 0, 0}, probs_.data(), ctx_.data());
+    layer.cross_attention.out.forward(be_, ctx_.data(), rows, sub_.data());
+    nn::residual_norm_forward(be_, layer.cross_attention_norm, y_.data(), sub_.data(), rows, 0, 0, {}, x_.data());
+    // Feed-forward.
+    layer.ffn.forward(be_, x_.data(), rows, hidden_.data(), sub_.data());
+    nn::residual_norm_forward(be_, layer.ffn_norm, x_.data(), sub_.data(), rows, 0, 0, {}, y_.data());
+    std::swap(x_, y_);
+  }
+  model_.embedding().project(be_, x_.data(), rows, logits_.data());
+  be_.log_softmax(logits_.data(), rows, c_.vocab_size);
+  ++position_;
+  return logits_.data();
+}
+
+void IncrementalDecoder::select(const std::vector<std::int32_t>& sentences, const std::vector<std::int32_t>& origin,
+                                int rows_per_sentence) {
+  const int kept = static_cast<int>(sentences.size());
+  const int new_rows = static_cast<int>(origin.size());
+  ATTN_CHECK(new_rows == kept * rows_per_sentence, "select: wrong number of rows");
+  ATTN_CHECK(new_rows <= capacity_rows_, "select: more rows than prepared");
+  if (new_rows > 0 && position_ > 0) {
+    be_.copy_to_device(indices_.data(), origin.data(), origin.size() * sizeof(std::int32_t));
+    const std::int64_t stride = static_cast<std::int64_t>(max_steps_) * kv_width_;
+    for (std::size_t l = 0; l < self_kv_.size(); ++l) {
+      be_.gather_rows(self_kv_[l].data(), stride, indices_.data(), new_rows, position_ * kv_width_,
+                      self_kv_spare_[l].data(), stride);
+      std::swap(self_kv_[l], self_kv_spare_[l]);
+    }
+  }
+  if (kept != sentences_ && kept > 0) {
+    be_.copy_to_device(indices_.data(), sentences.data(), sentences.size() * sizeof(std::int32_t));
+    const std::int64_t stride = static_cast<std::int64_t>(src_len_) * kv_width_;
+    for (auto& kv : memory_kv_) {
+      be_.gather_rows(kv.data(), stride, indices_.data(), kept, stride, memory_kv_spare_.data(), stride);
+      std::swap(kv, memory_kv_spare_);
+    }
+    std::vector<std::int32_t> lengths;
+    for (int s : sentences) lengths.push_back(src_lengths_host_[s]);
+    src_lengths_host_ = lengths;
+    be_.copy_to_device(src_lengths_.data(), lengths.data(), lengths.size() * sizeof(std::int32_t));
+  }
+  sentences_ = kept;
+  rows_per_sentence_ = rows_per_sentence;
+}
+
+}  // namespace attn

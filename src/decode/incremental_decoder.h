@@ -1,0 +1,63 @@
+#pragma once
+// Incremental decoding: the encoder runs once per batch, each decoder layer's encoder-decoder
+// keys and values are projected once per sentence, and each decoder layer caches its
+// self-attention keys and values, so a new target token costs one position, not the prefix.
+//
+// Hypotheses are rows; the rows of one sentence are contiguous (beam search keeps `beam` rows per
+// sentence), so encoder-decoder attention treats a sentence's hypotheses as its queries.
+#include <cstdint>
+#include <vector>
+
+#include "kernels/device_buffer.h"
+#include "model/transformer.h"
+
+namespace attn {
+
+class IncrementalDecoder {
+ public:
+  explicit IncrementalDecoder(const Transformer& model);
+
+  // Encodes `batch` sources (host ids [batch, src_len] padded, lengths include EOS) and prepares
+  // caches for up to `max_rows_per_sentence` hypotheses per sentence and `max_steps` target
+  // positions. Decoding starts with one row per sentence.
+  void start(const std::int32_t* src, const std::int32_t* src_lengths, int batch, int src_len,
+             int max_rows_per_sentence, int max_steps);
+
+  // Feeds one token per hypothesis row (host, [sentences() · rows_per_sentence]) at the next
+  // position; returns log-probabilities [rows, vocab] in backend memory.
+  const float* step(const std::int32_t* tokens);
+
+  // Chooses what to decode next: the given sentences (indices into the current ones, ascending)
+  // with rows_per_sentence hypothesis rows each, new row r continuing from current row origin[r]
+  // (which must belong to the same sentence). Finished sentences are dropped this way.
+  void select(const std::vector<std::int32_t>& sentences, const std::vector<std::int32_t>& origin,
+              int rows_per_sentence);
+
+  const ModelConfig& config() const { return c_; }
+  Backend& backend() const { return be_; }
+  int sentences() const { return sentences_; }
+  int rows_per_sentence() const { return rows_per_sentence_; }
+  int rows() const { return sentences_ * rows_per_sentence_; }
+  int position() const { return position_; }  // tokens fed so far
+
+ private:
+  void encode(int src_len);
+  void ensure_buffers();
+
+  const Transformer& model_;
+  Backend& be_;
+  ModelConfig c_;
+  int sentences_ = 0, rows_per_sentence_ = 0, src_len_ = 0, max_steps_ = 0, position_ = 0;
+  int capacity_rows_ = 0;
+  std::int64_t kv_width_ = 0;  // h·d_k + h·d_v per cached position
+
+  DeviceBuffer<std::int32_t> src_, src_lengths_, tokens_, indices_;
+  std::vector<std::int32_t> src_lengths_host_;
+  std::vector<DeviceBuffer<float>> self_kv_, self_kv_spare_;  // per layer [rows, max_steps, kv_width]
+  std::vector<DeviceBuffer<float>> memory_kv_;                // per layer [sentences, S, kv_width]
+  DeviceBuffer<float> memory_kv_spare_;
+  // Step temporaries, sized for the current rows.
+  DeviceBuffer<float> x_, y_, sub_, qkv_, ctx_, probs_, hidden_, logits_;
+};
+
+}  // namespace attn

@@ -1,0 +1,44 @@
+// Row selection for decoding: top-k per row, and gathering rows (KV-cache writes and beam
+// reordering).
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "kernels/cpu/ops.h"
+
+namespace attn::cpu {
+
+void topk(const float* x, std::int64_t rows, int cols, int k, float* values, std::int32_t* indices) {
+#pragma omp parallel for schedule(static) if (rows * cols > (1 << 16))
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* row = x + r * cols;
+    // A sorted buffer of the best k so far; most elements fail the first comparison, so one
+    // pass costs about one comparison per element.
+    float* best_v = values + r * k;
+    std::int32_t* best_i = indices + r * k;
+    int filled = 0;
+    for (int j = 0; j < cols; ++j) {
+      const float v = row[j];
+      if (filled == k && !(v > best_v[k - 1])) continue;
+      int pos = filled < k ? filled++ : k - 1;
+      while (pos > 0 && v > best_v[pos - 1]) {
+        best_v[pos] = best_v[pos - 1];
+        best_i[pos] = best_i[pos - 1];
+        --pos;
+      }
+      best_v[pos] = v;
+      best_i[pos] = j;
+    }
+  }
+}
+
+void gather_rows(const float* src, std::int64_t src_stride, const std::int32_t* indices, std::int64_t rows,
+                 std::int64_t row_floats, float* dst, std::int64_t dst_stride) {
+#pragma omp parallel for schedule(static) if (rows * row_floats > (1 << 16))
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t from = indices ? indices[r] : r;
+    std::memcpy(dst + r * dst_stride, src + from * src_stride, static_cast<std::size_t>(row_floats) * sizeof(float));
+  }
+}
+
+}  // namespace attn::cpu
