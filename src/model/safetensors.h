@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace attn {
@@ -34,6 +35,9 @@ class SafetensorsFile {
   const std::map<std::string, Entry>& entries() const { return entries_; }
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
   bool contains(const std::string& name) const { return entries_.count(name) != 0; }
+  // The raw data section (for checksums).
+  std::string_view data() const { return {data_.data(), data_.size()}; }
+  const std::string& path() const { return path_; }
   // Copies an F32 tensor into dst after checking its shape; throws Error if missing or different.
   void read(const std::string& name, const std::vector<std::int64_t>& shape, float* dst) const;
 

@@ -1,0 +1,62 @@
+#pragma once
+// Training checkpoints: one safetensors file holding the model's tensors (under their usual
+// names, so a checkpoint loads like a model), Adam's moment estimates ("optimizer.adam.m" and
+// "optimizer.adam.v", flat in parameter-layout order), and in its metadata the training
+// progress, the configuration and a SHA-256 of the data section. Written atomically; a file
+// whose checksum does not match is refused, so a torn or corrupted write never passes as a
+// checkpoint.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/random.h"
+#include "model/transformer.h"
+#include "train/adam_optimizer.h"
+
+namespace attn {
+
+// Everything besides the weights that a resumed run needs to continue exactly.
+struct TrainingProgress {
+  std::int64_t step = 0;            // optimizer updates done
+  std::int64_t epoch = 0;           // epoch of the next batch
+  std::int64_t next_batch = 0;      // index of the next batch within that epoch's order
+  std::int64_t target_tokens = 0;   // target tokens trained on so far
+  double elapsed_seconds = 0;       // training time before this run
+  double best_valid_loss = 1e300;   // best validation cross-entropy so far
+  std::int64_t best_step = 0;
+  int validations_without_improvement = 0;
+};
+
+void to_json(nlohmann::json& j, const TrainingProgress& p);
+void from_json(const nlohmann::json& j, TrainingProgress& p);
+
+struct CheckpointContents {
+  TrainingProgress progress;
+  nlohmann::json options;           // the training options the run used
+  ModelConfig model_config;
+};
+
+void save_checkpoint(const std::filesystem::path& path, const Transformer& model, AdamOptimizer& optimizer,
+                     const TrainingProgress& progress, const nlohmann::json& options);
+
+// Reads the file, verifies its checksum and that it fits the model, then loads the weights (and
+// the optimizer state if one is given). Throws Error naming the file on any problem; on error
+// nothing has been changed.
+CheckpointContents load_checkpoint(const std::filesystem::path& path, Transformer& model,
+                                   AdamOptimizer* optimizer);
+
+// Reads only the configuration and progress (verifying the checksum).
+CheckpointContents inspect_checkpoint(const std::filesystem::path& path);
+
+// The checkpoints of a run folder ("step-<8 digits>.safetensors"), oldest first.
+std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path& dir);
+std::filesystem::path checkpoint_path(const std::filesystem::path& dir, std::int64_t step);
+
+// Element-wise mean of the model weights of several checkpoints (or model files) with the same
+// configuration, in parameter-layout order.
+std::vector<float> average_weights(const std::vector<std::filesystem::path>& paths, const ModelConfig& config);
+
+}  // namespace attn

@@ -1,0 +1,126 @@
+// Checkpoints: round trip, refusal of truncated or corrupted files, averaging, and the paper's
+// learning-rate schedule at hand-computed steps.
+#include "train/checkpoint.h"
+
+#include <fstream>
+#include <functional>
+
+#include <gtest/gtest.h>
+
+#include "common/device_vector.h"
+#include "common/temp_dir.h"
+#include "common/toy_batch.h"
+#include "core/error.h"
+#include "train/learning_rate.h"
+
+namespace attn {
+namespace {
+
+void expect_error(const std::function<void()>& f, const std::string& fragment) {
+  try {
+    f();
+    ADD_FAILURE() << "expected an error containing: " << fragment;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(LearningRate, FollowsThePaperAtHandComputedSteps) {
+  const LearningRateSchedule lr{512, 4000, 1.0};
+  // 512^-0.5 = 0.044194174; 4000^-1.5 = 3.9528471e-6; 4000^-0.5 = 0.015811388
+  EXPECT_NEAR(lr(1), 0.044194174 * 3.9528471e-6, 1e-12);
+  EXPECT_NEAR(lr(2000), 0.044194174 * 2000 * 3.9528471e-6, 1e-10);
+  EXPECT_NEAR(lr(4000), 0.044194174 * 0.015811388, 1e-9);   // the peak: 6.988e-4
+  EXPECT_NEAR(lr(16000), 0.044194174 / 126.49111, 1e-9);   // half the peak
+  const LearningRateSchedule scaled{256, 100, 2.0};
+  EXPECT_NEAR(scaled(400), 2.0 / 16 / 20, 1e-12);
+}
+
+TEST(Checkpoint, RoundTripRestoresWeightsMomentsAndProgress) {
+  auto dir = testing::fresh_temp_dir("checkpoint_roundtrip");
+  const ModelConfig c = ModelConfig::preset("tiny");
+  Transformer model(c);
+  model.initialize(1);
+  AdamOptimizer adam(model);
+  const testing::ToyBatch batch({{5, 6, 7}}, {{8, 9}});
+  for (int i = 0; i < 3; ++i) {
+    model.zero_gradients();
+    model.forward_backward(batch.view(), nn::Dropout{0.1f, static_cast<std::uint64_t>(i)}, 0.5f);
+    adam.step(1e-3f);
+  }
+  TrainingProgress progress;
+  progress.step = 3;
+  progress.epoch = 2;
+  progress.next_batch = 17;
+  progress.best_valid_loss = 4.25;
+  save_checkpoint(checkpoint_path(dir, 3), model, adam, progress, {{"note", "x"}});
+
+  Transformer restored(c);
+  AdamOptimizer restored_adam(restored);
+  const CheckpointContents back = load_checkpoint(checkpoint_path(dir, 3), restored, &restored_adam);
+  EXPECT_EQ(restored.parameters_to_host(), model.parameters_to_host());
+  const auto n = static_cast<std::size_t>(model.parameter_count());
+  EXPECT_EQ(testing::to_host(model.backend(), restored_adam.first_moment(), n),
+            testing::to_host(model.backend(), adam.first_moment(), n));
+  EXPECT_EQ(testing::to_host(model.backend(), restored_adam.second_moment(), n),
+            testing::to_host(model.backend(), adam.second_moment(), n));
+  EXPECT_EQ(restored_adam.steps(), 3);
+  EXPECT_EQ(back.progress.next_batch, 17);
+  EXPECT_EQ(back.progress.epoch, 2);
+  EXPECT_EQ(back.progress.best_valid_loss, 4.25);
+  EXPECT_EQ(back.options.at("note"), "x");
+  EXPECT_EQ(list_checkpoints(dir), std::vector<std::filesystem::path>{checkpoint_path(dir, 3)});
+}
+
+TEST(Checkpoint, TruncatedOrCorruptedFilesAreRefusedWithoutTouchingTheModel) {
+  auto dir = testing::fresh_temp_dir("checkpoint_corrupt");
+  const ModelConfig c = ModelConfig::preset("tiny");
+  Transformer model(c);
+  model.initialize(2);
+  AdamOptimizer adam(model);
+  save_checkpoint(dir / "good.safetensors", model, adam, {}, {});
+  std::ifstream in(dir / "good.safetensors", std::ios::binary);
+  std::string bytes{std::istreambuf_iterator<char>(in), {}};
+
+  std::ofstream(dir / "truncated.safetensors", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  std::string flipped = bytes;
+  flipped[flipped.size() - 10] ^= 0x40;  // one bit in the optimizer's data
+  std::ofstream(dir / "flipped.safetensors", std::ios::binary) << flipped;
+
+  Transformer other(c);
+  other.initialize(3);
+  const auto before = other.parameters_to_host();
+  AdamOptimizer other_adam(other);
+  expect_error([&] { load_checkpoint(dir / "truncated.safetensors", other, &other_adam); }, "truncated.safetensors");
+  expect_error([&] { load_checkpoint(dir / "flipped.safetensors", other, &other_adam); },
+               "corrupted checkpoint: the data does not match its SHA-256 checksum");
+  EXPECT_EQ(other.parameters_to_host(), before);
+  ModelConfig wider = c;
+  wider.d_ff = 128;
+  Transformer different(wider);
+  expect_error([&] { load_checkpoint(dir / "good.safetensors", different, nullptr); }, "different model configuration");
+  load_checkpoint(dir / "good.safetensors", other, &other_adam);  // the good one still loads
+  EXPECT_EQ(other.parameters_to_host(), model.parameters_to_host());
+}
+
+TEST(Checkpoint, AveragingIsTheElementWiseMean) {
+  auto dir = testing::fresh_temp_dir("checkpoint_average");
+  const ModelConfig c = ModelConfig::preset("tiny");
+  std::vector<std::vector<float>> weights;
+  std::vector<std::filesystem::path> paths;
+  for (int i = 0; i < 3; ++i) {
+    Transformer m(c);
+    m.initialize(10 + i);
+    AdamOptimizer adam(m);
+    weights.push_back(m.parameters_to_host());
+    paths.push_back(checkpoint_path(dir, 100 * (i + 1)));
+    save_checkpoint(paths.back(), m, adam, {}, {});
+  }
+  const auto mean = average_weights(paths, c);
+  ASSERT_EQ(mean.size(), weights[0].size());
+  for (std::size_t i = 0; i < mean.size(); ++i)
+    ASSERT_FLOAT_EQ(mean[i], static_cast<float>((static_cast<double>(weights[0][i]) + weights[1][i] + weights[2][i]) / 3)) << i;
+}
+
+}  // namespace
+}  // namespace attn
