@@ -147,6 +147,10 @@ ParallelCorpus ParallelCorpus::load(const Vocabulary& vocabulary, const Parallel
   report.source_tokens = corpus.source_.tokens.size();
   report.target_tokens = corpus.target_.tokens.size();
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (options.log) {
+    *options.log << options.source_file.string() << " + " << options.target_file.string() << ": " << report.summary()
+                 << "\n";
+  }
   return corpus;
 }
 

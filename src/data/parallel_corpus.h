@@ -31,7 +31,7 @@ struct ParallelCorpusOptions {
   std::filesystem::path cache_dir;  // empty: tokenise on every load
   std::size_t max_tokens = 256;     // per side, counting the EOS/BOS added in batches
   std::size_t max_warnings = 5;     // named per kind of problem; the rest are only counted
-  std::ostream* log = nullptr;      // warnings and the cache's fate; nullptr: silent
+  std::ostream* log = nullptr;      // warnings, the cache's fate and the summary; nullptr: silent
 };
 
 // What a load kept and dropped.

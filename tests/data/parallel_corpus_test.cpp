@@ -63,7 +63,10 @@ TEST_F(ParallelCorpusTest, KeepsEveryGoodPairWithItsTokensAndLineNumber) {
   EXPECT_EQ(corpus.report().lines, 3u);
   EXPECT_EQ(corpus.report().kept, 3u);
   EXPECT_EQ(corpus.report().dropped_blank + corpus.report().dropped_too_long, 0u);
-  EXPECT_EQ(log_.str(), "");
+  EXPECT_EQ(log_.str(), corpus.options().source_file.string() + " + " + corpus.options().target_file.string() +
+                            ": 3 lines: kept 3 pairs (" + std::to_string(corpus.report().source_tokens) + " + " +
+                            std::to_string(corpus.report().target_tokens) +
+                            " tokens), dropped 0 with a blank line, 0 over 256 tokens\n");
 }
 
 TEST_F(ParallelCorpusTest, DifferentLineCountsNameBothFiles) {
