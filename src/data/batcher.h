@@ -5,7 +5,9 @@
 // and both must be within the budget.
 //
 // Each epoch, pairs are sorted by length with ties broken at random, cut greedily into batches,
-// and the batches put in random order. Everything derives from (seed, epoch) alone, through a
+// and the batches put in random order. Only pairs of equal lengths trade places, so every epoch
+// has the same number of batches of the same shapes; which pairs share a batch, and the order,
+// change. Everything derives from (seed, epoch) alone, through a
 // fixed generator (not std::shuffle, whose results differ between standard libraries) and on one
 // thread: the same seed and epoch give the same batches on any machine and with any number of
 // threads, so training can resume at (epoch, batch index).

@@ -187,8 +187,10 @@ TEST_F(BatcherTest, EveryPairOncePerEpochWithinBudgetAndLittlePadding) {
   ASSERT_EQ(corpus().size(), 3000u);
   for (const std::size_t budget : {1024, 4096}) {
     Batcher batcher(corpus(), {.batch_tokens = budget, .seed = 11});
+    const std::size_t batches_per_epoch = batcher.epoch(0).size();
     for (std::uint64_t epoch = 0; epoch < 3; ++epoch) {
       const auto batches = batcher.epoch(epoch);
+      EXPECT_EQ(batches.size(), batches_per_epoch);
       std::vector<std::size_t> lines;
       std::size_t slots = 0, pads = 0;
       Batch batch;
