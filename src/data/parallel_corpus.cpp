@@ -1,0 +1,157 @@
+#include "data/parallel_corpus.h"
+
+#include <chrono>
+#include <ostream>
+
+#include "core/error.h"
+#include "core/text_file.h"
+#include "data/sha256.h"
+#include "data/token_cache.h"
+
+namespace attn::data {
+namespace {
+
+bool is_blank(const std::string& line) { return line.find_first_not_of(" \t") == std::string::npos; }
+
+Sha256Digest hash_lines(const std::vector<std::string>& lines) {
+  Sha256 hasher;
+  for (const auto& line : lines) hasher.update(line).update("\n");
+  return hasher.finish();
+}
+
+std::string_view as_bytes(const Sha256Digest& digest) {
+  return {reinterpret_cast<const char*>(digest.data()), digest.size()};
+}
+
+// The cache key: which vocabulary cut which text.
+Sha256Digest cache_key(const Vocabulary& vocabulary, const std::vector<std::string>& source_lines,
+                       const std::vector<std::string>& target_lines) {
+  return Sha256()
+      .update("attn token cache: vocabulary model, source text, target text\n")
+      .update(as_bytes(sha256(vocabulary.model_bytes())))
+      .update(as_bytes(hash_lines(source_lines)))
+      .update(as_bytes(hash_lines(target_lines)))
+      .finish();
+}
+
+TokenizedLines tokenize(const Vocabulary& vocabulary, const std::vector<std::string>& lines) {
+  TokenizedLines tokenized;
+  tokenized.offsets.reserve(lines.size() + 1);
+  for (const auto& ids : vocabulary.encode_lines(lines)) tokenized.append(ids);
+  return tokenized;
+}
+
+// The token ids of every line of both files, from the cache when it holds them.
+TokenizedPairs tokenize_pairs(const Vocabulary& vocabulary, const ParallelCorpusOptions& options,
+                              const std::vector<std::string>& source_lines,
+                              const std::vector<std::string>& target_lines, bool& from_cache) {
+  from_cache = false;
+  if (options.cache_dir.empty()) return {tokenize(vocabulary, source_lines), tokenize(vocabulary, target_lines)};
+
+  const auto cache_file = options.cache_dir / (options.source_file.filename().string() + "+" +
+                                               options.target_file.filename().string() + ".tokens");
+  const auto key = cache_key(vocabulary, source_lines, target_lines);
+  auto lookup = read_token_cache(cache_file, key, vocabulary.size());
+  if (lookup.pairs) {
+    from_cache = true;
+    return std::move(*lookup.pairs);
+  }
+  TokenizedPairs pairs{tokenize(vocabulary, source_lines), tokenize(vocabulary, target_lines)};
+  try {
+    write_token_cache(cache_file, key, pairs);
+    if (options.log) *options.log << "token cache " << cache_file.string() << " was " << lookup.why_not << "; rebuilt\n";
+  } catch (const std::exception& e) {  // a cache that cannot be written only costs time
+    if (options.log) *options.log << "warning: token cache not written: " << e.what() << "\n";
+  }
+  return pairs;
+}
+
+// Names the first few dropped pairs of one kind and counts the rest.
+class DropWarnings {
+ public:
+  DropWarnings(std::ostream* log, std::size_t max_named) : log_(log), max_named_(max_named) {}
+
+  void add(const std::filesystem::path& file, std::size_t line, const std::string& problem) {
+    if (log_ && count_ < max_named_) *log_ << "warning: " << file.string() << ":" << line << ": " << problem << "\n";
+    ++count_;
+  }
+  void finish(const std::string& kind) const {
+    if (log_ && count_ > max_named_) *log_ << "warning: ... and " << count_ - max_named_ << " more " << kind << "\n";
+  }
+  std::size_t count() const { return count_; }
+
+ private:
+  std::ostream* log_;
+  std::size_t max_named_;
+  std::size_t count_ = 0;
+};
+
+}  // namespace
+
+std::string ParallelCorpusReport::summary() const {
+  return std::to_string(lines) + " lines: kept " + std::to_string(kept) + " pairs (" + std::to_string(source_tokens) +
+         " + " + std::to_string(target_tokens) + " tokens), dropped " + std::to_string(dropped_blank) +
+         " with a blank line, " + std::to_string(dropped_too_long) + " over " + std::to_string(max_tokens) +
+         " tokens" + (from_cache ? "; tokens from the cache" : "");
+}
+
+ParallelCorpus ParallelCorpus::load(const Vocabulary& vocabulary, const ParallelCorpusOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto source_lines = read_text_lines(options.source_file);
+  const auto target_lines = read_text_lines(options.target_file);
+  if (source_lines.size() != target_lines.size()) {
+    throw Error("parallel corpus: " + options.source_file.string() + " has " + std::to_string(source_lines.size()) +
+                " lines but " + options.target_file.string() + " has " + std::to_string(target_lines.size()) +
+                "; line i of one must be the translation of line i of the other");
+  }
+
+  ParallelCorpus corpus;
+  corpus.options_ = options;
+  auto& report = corpus.report_;
+  report.lines = source_lines.size();
+  report.max_tokens = options.max_tokens;
+
+  const TokenizedPairs all = tokenize_pairs(vocabulary, options, source_lines, target_lines, report.from_cache);
+
+  DropWarnings blank(options.log, options.max_warnings);
+  DropWarnings too_long(options.log, options.max_warnings);
+  corpus.source_.offsets.reserve(report.lines + 1);
+  corpus.target_.offsets.reserve(report.lines + 1);
+  corpus.line_numbers_.reserve(report.lines);
+  for (std::size_t i = 0; i < report.lines; ++i) {
+    const std::size_t line_number = i + 1;
+    if (is_blank(source_lines[i]) || is_blank(target_lines[i])) {
+      const bool source_blank = is_blank(source_lines[i]);
+      blank.add(source_blank ? options.source_file : options.target_file, line_number, "blank line; pair dropped");
+      continue;
+    }
+    const std::size_t source_needs = all.source.length(i) + 1, target_needs = all.target.length(i) + 1;
+    if (source_needs > options.max_tokens || target_needs > options.max_tokens) {
+      const bool source_over = source_needs > options.max_tokens;
+      too_long.add(source_over ? options.source_file : options.target_file, line_number,
+                   std::to_string(source_over ? source_needs : target_needs) + " tokens with " +
+                       (source_over ? "EOS" : "BOS/EOS") + ", over the limit of " +
+                       std::to_string(options.max_tokens) + "; pair dropped");
+      continue;
+    }
+    corpus.source_.append(all.source.line(i));
+    corpus.target_.append(all.target.line(i));
+    corpus.line_numbers_.push_back(static_cast<std::uint32_t>(line_number));
+  }
+  blank.finish("pairs with a blank line dropped");
+  too_long.finish("pairs over " + std::to_string(options.max_tokens) + " tokens dropped");
+
+  report.kept = corpus.size();
+  report.dropped_blank = blank.count();
+  report.dropped_too_long = too_long.count();
+  report.source_tokens = corpus.source_.tokens.size();
+  report.target_tokens = corpus.target_.tokens.size();
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (options.log) {
+    *options.log << options.source_file.string() << " + " << options.target_file.string() << ": " << report.summary()
+                 << "\n";
+  }
+  return corpus;
+}
+
+}  // namespace attn::data
