@@ -23,9 +23,13 @@ void fsync_path(const std::filesystem::path& path, int flags) {
 
 std::filesystem::path temporary_name(const std::filesystem::path& destination) {
   std::random_device rd;
-  return destination.parent_path() /
-         ("." + destination.filename().string() + ".tmp." + std::to_string(::getpid()) + "." +
-          std::to_string(rd()));
+  std::string name = ".";
+  name += destination.filename().string();
+  name += ".tmp.";
+  name += std::to_string(::getpid());
+  name += ".";
+  name += std::to_string(rd());
+  return destination.parent_path() / name;
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 
 #include "core/error.h"
 #include "core/text_file.h"
-#include "data/sha256.h"
+#include "core/sha256.h"
 #include "data/token_cache.h"
 
 namespace attn::data {

@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "data/sha256.h"
+#include "core/sha256.h"
 #include "data/tokenized_lines.h"
 
 namespace attn::data {

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/special_tokens.h"
+
 namespace sentencepiece {
 class SentencePieceProcessor;
 }
@@ -25,10 +27,12 @@ namespace attn::data {
 // Special ids. They are part of the model file format: train_vocabulary stores them in the model
 // and Vocabulary::load refuses a model with any other assignment, so that the model, the batches
 // and the decoder can rely on them.
-inline constexpr std::int32_t kPadId = 0;  // padding; never produced by encode
-inline constexpr std::int32_t kUnkId = 1;  // unknown; unused in practice thanks to byte fallback
-inline constexpr std::int32_t kBosId = 2;  // begins every target input sequence
-inline constexpr std::int32_t kEosId = 3;  // ends every source and target output sequence
+// (core/special_tokens.h: pad 0 never produced by encode; unk 1, unused in practice thanks to
+// byte fallback; bos 2 begins every target input; eos 3 ends every source and target output)
+using ::attn::kBosId;
+using ::attn::kEosId;
+using ::attn::kPadId;
+using ::attn::kUnkId;
 inline constexpr std::string_view kPadPiece = "<pad>";
 inline constexpr std::string_view kUnkPiece = "<unk>";
 inline constexpr std::string_view kBosPiece = "<s>";

@@ -81,7 +81,7 @@ void save_checkpoint(const std::filesystem::path& path, const Transformer& model
                                                 {"attn.progress", progress_json.dump()},
                                                 {"attn.options", options.dump()},
                                                 {"attn.model_config", nlohmann::json(model.config()).dump()},
-                                                {"attn.sha256", hash.hex()}};
+                                                {"attn.sha256", to_hex(hash.finish())}};
   write_safetensors(path, tensors, meta);
 }
 

@@ -1,0 +1,72 @@
+#include "decode/translator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+namespace attn {
+
+Translator::Translator(const Transformer& model, const data::Vocabulary& vocabulary, TranslateOptions options)
+    : model_(model), vocabulary_(vocabulary), options_(options), decoder_(model) {
+  if (options_.max_input_tokens <= 0) options_.max_input_tokens = model.config().max_positions - 1;
+  options_.max_input_tokens = std::min(options_.max_input_tokens, model.config().max_positions - 1);
+}
+
+std::vector<std::vector<Hypothesis>> Translator::translate_ids(const std::vector<std::vector<std::int32_t>>& sources) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::size_t n = sources.size();
+  std::vector<std::vector<Hypothesis>> out(n);
+  // Longest first: similar lengths share a batch, so little padding and few wasted steps.
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!sources[i].empty()) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return sources[a].size() > sources[b].size(); });
+  stats_ = {};
+  std::vector<std::vector<std::int32_t>> batch;
+  std::vector<std::size_t> members;
+  auto flush = [&] {
+    if (batch.empty()) return;
+    auto results = beam_search(decoder_, batch, options_.search);
+    for (std::size_t j = 0; j < members.size(); ++j) {
+      stats_.target_tokens += results[j].empty() ? 0 : static_cast<std::int64_t>(results[j][0].tokens.size()) + 1;
+      out[members[j]] = std::move(results[j]);
+    }
+    batch.clear();
+    members.clear();
+  };
+  for (std::size_t i : order) {
+    const std::size_t longest = (batch.empty() ? sources[i].size() : batch.front().size()) + 1;
+    if (!batch.empty() && (static_cast<int>(batch.size()) >= options_.max_batch_sentences ||
+                           (batch.size() + 1) * longest > static_cast<std::size_t>(options_.batch_tokens)))
+      flush();
+    batch.push_back(sources[i]);
+    members.push_back(i);
+    ++stats_.sentences;
+    stats_.source_tokens += static_cast<std::int64_t>(sources[i].size()) + 1;
+  }
+  flush();
+  stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+std::vector<Translation> Translator::translate(const std::vector<std::string>& lines) {
+  auto ids = vocabulary_.encode_lines(lines);
+  std::vector<Translation> out(lines.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    out[i].source_tokens = static_cast<int>(ids[i].size());
+    if (static_cast<int>(ids[i].size()) > options_.max_input_tokens) {
+      ids[i].resize(static_cast<std::size_t>(options_.max_input_tokens));
+      out[i].cropped = true;
+    }
+  }
+  const auto hyps = translate_ids(ids);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    out[i].n_best = hyps[i];
+    for (const auto& h : hyps[i]) out[i].n_best_text.push_back(vocabulary_.decode(h.tokens));
+    if (!out[i].n_best_text.empty()) out[i].text = out[i].n_best_text.front();
+  }
+  return out;
+}
+
+}  // namespace attn

@@ -1,0 +1,56 @@
+#pragma once
+// Text to text: tokenise, sort by length into batches, beam search, detokenise, and return the
+// translations in input order. Empty lines translate to empty lines; inputs longer than the
+// model accepts are cropped (and reported), never crashed on.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/vocabulary.h"
+#include "decode/beam_search.h"
+#include "decode/incremental_decoder.h"
+#include "decode/search_options.h"
+#include "model/transformer.h"
+
+namespace attn {
+
+struct TranslateOptions {
+  SearchOptions search;
+  int batch_tokens = 2048;         // source tokens per batch, padding included
+  int max_batch_sentences = 64;
+  int max_input_tokens = 0;        // longer inputs are cropped; 0 = the model's max_positions - 1
+};
+
+struct Translation {
+  std::string text;                      // the best hypothesis
+  std::vector<std::string> n_best_text;  // up to n_best hypotheses, best first
+  std::vector<Hypothesis> n_best;        // their tokens and scores
+  int source_tokens = 0;
+  bool cropped = false;                  // the input was longer than max_input_tokens
+};
+
+struct TranslateStatistics {
+  std::int64_t sentences = 0, source_tokens = 0, target_tokens = 0;  // target tokens include EOS
+  double seconds = 0;
+};
+
+class Translator {
+ public:
+  Translator(const Transformer& model, const data::Vocabulary& vocabulary, TranslateOptions options = {});
+
+  std::vector<Translation> translate(const std::vector<std::string>& lines);
+  // Token-level entry point (ids without EOS), same batching.
+  std::vector<std::vector<Hypothesis>> translate_ids(const std::vector<std::vector<std::int32_t>>& sources);
+
+  const TranslateStatistics& statistics() const { return stats_; }  // of the last call
+  const TranslateOptions& options() const { return options_; }
+
+ private:
+  const Transformer& model_;
+  const data::Vocabulary& vocabulary_;
+  TranslateOptions options_;
+  IncrementalDecoder decoder_;
+  TranslateStatistics stats_;
+};
+
+}  // namespace attn

@@ -1,0 +1,151 @@
+#include "train/train_options.h"
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+namespace attn {
+
+std::vector<OptionField> option_fields(TrainOptions& o) {
+  ModelConfig& m = o.model;
+  return {
+      {"train_source", "training source text, one sentence per line", &o.train_source},
+      {"train_target", "training target text, line-aligned with train_source", &o.train_target},
+      {"valid_source", "dev source text (validation loss, BLEU, chrF)", &o.valid_source},
+      {"valid_target", "dev target text", &o.valid_target},
+      {"vocabulary", "SentencePiece model shared by source and target (attn vocab train)", &o.vocabulary},
+      {"run_dir", "folder for checkpoints, logs and models", &o.run_dir},
+      {"max_length", "maximum tokens per side; longer pairs are dropped and counted", &o.max_length},
+      {"batch_tokens", "source and target tokens per batch, padding included", &o.batch_tokens},
+      {"accumulate", "batches per optimizer update (gradient accumulation)", &o.accumulate},
+      {"lr_scale", "factor on the paper's learning rate d_model^-0.5 * min(step^-0.5, step * warmup^-1.5)", &o.lr_scale},
+      {"warmup_steps", "learning-rate warmup steps", &o.warmup_steps},
+      {"adam_beta1", "Adam beta1", &o.adam_beta1},
+      {"adam_beta2", "Adam beta2", &o.adam_beta2},
+      {"adam_eps", "Adam epsilon", &o.adam_eps},
+      {"clip_norm", "clip gradients to this L2 norm (0: off)", &o.clip_norm},
+      {"max_steps", "stop after this many updates (0: no limit)", &o.max_steps},
+      {"max_epochs", "stop after this many epochs (0: no limit)", &o.max_epochs},
+      {"time_budget_minutes", "stop after this much training time (0: no limit)", &o.time_budget_minutes},
+      {"early_stopping", "stop after this many validations without a better dev loss (0: never)", &o.early_stopping},
+      {"valid_every", "validate every N updates", &o.valid_every},
+      {"valid_translate", "dev sentences translated (greedy) for BLEU/chrF at each validation (0: none)", &o.valid_translate},
+      {"save_every", "checkpoint every N updates (0: by time only)", &o.save_every},
+      {"save_every_minutes", "checkpoint every N minutes (0: by steps only)", &o.save_every_minutes},
+      {"keep_checkpoints", "how many of the latest checkpoints to keep", &o.keep_checkpoints},
+      {"log_every", "progress line and log record every N updates", &o.log_every},
+      {"seed", "random seed: initialisation, batch order, dropout", &o.seed},
+      {"threads", "CPU threads (0: all cores)", &o.threads},
+      {"encoder_layers", "N for the encoder", &m.encoder_layers, true},
+      {"decoder_layers", "N for the decoder", &m.decoder_layers, true},
+      {"d_model", "model width", &m.d_model, true},
+      {"d_ff", "feed-forward inner width", &m.d_ff, true},
+      {"heads", "attention heads h", &m.heads, true},
+      {"d_k", "query/key width per head", &m.d_k, true},
+      {"d_v", "value width per head", &m.d_v, true},
+      {"dropout", "P_drop: dropout on sublayer outputs and embedding sums", &m.dropout, true},
+      {"label_smoothing", "epsilon_ls", &m.label_smoothing, true},
+      {"positions", "positional encoding: sinusoidal or learned", &m.positions, true},
+      {"max_positions", "longest sequence the model accepts", &m.max_positions, true},
+      {"attention_window", "restricted self-attention: r > 0 attends to |i - j| <= r (0: full)", &m.attention_window, true},
+  };
+}
+
+namespace {
+
+const char* position_name(PositionEncoding p) { return p == PositionEncoding::Learned ? "learned" : "sinusoidal"; }
+
+}  // namespace
+
+nlohmann::json options_to_json(const TrainOptions& options) {
+  TrainOptions copy = options;
+  nlohmann::json j;
+  j["preset"] = copy.preset;
+  for (const auto& f : option_fields(copy)) {
+    std::visit(
+        [&](auto* p) {
+          using T = std::remove_pointer_t<decltype(p)>;
+          if constexpr (std::is_same_v<T, PositionEncoding>) j[f.name] = position_name(*p);
+          else j[f.name] = *p;
+        },
+        f.target);
+  }
+  return j;
+}
+
+void apply_options_json(const nlohmann::json& j, TrainOptions& options, const std::string& source) {
+  if (!j.is_object()) throw_in(source, "the configuration must be a JSON object");
+  if (j.contains("preset")) {
+    options.preset = j.at("preset").get<std::string>();
+    const int vocab = options.model.vocab_size;
+    try {
+      options.model = ModelConfig::preset(options.preset);
+    } catch (const Error& e) {
+      throw_in(source, e.what());
+    }
+    options.model.vocab_size = vocab;
+  }
+  auto fields = option_fields(options);
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it.key() == "preset") continue;
+    auto f = std::find_if(fields.begin(), fields.end(), [&](const OptionField& x) { return x.name == it.key(); });
+    if (f == fields.end()) throw_in(source, "unknown option '" + it.key() + "'");
+    try {
+      std::visit(
+          [&](auto* p) {
+            using T = std::remove_pointer_t<decltype(p)>;
+            if constexpr (std::is_same_v<T, PositionEncoding>) {
+              const std::string v = it.value().get<std::string>();
+              if (v == "sinusoidal") *p = PositionEncoding::Sinusoidal;
+              else if (v == "learned") *p = PositionEncoding::Learned;
+              else throw Error("positions must be 'sinusoidal' or 'learned', got '" + v + "'");
+            } else {
+              *p = it.value().get<T>();
+            }
+          },
+          f->target);
+    } catch (const nlohmann::json::exception& e) {
+      throw_in(source, "option '" + it.key() + "' has the wrong type: " + e.what());
+    } catch (const Error& e) {
+      throw_in(source, "option '" + it.key() + "': " + e.what());
+    }
+  }
+}
+
+TrainOptions load_train_options(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw_in(path, "cannot open the configuration file");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw_in(path, std::string("not valid JSON: ") + e.what());
+  }
+  TrainOptions o;
+  apply_options_json(j, o, path);
+  return o;
+}
+
+void validate(const TrainOptions& o) {
+  auto need = [](bool ok, const std::string& what) {
+    if (!ok) throw Error("train options: " + what);
+  };
+  need(!o.train_source.empty() && !o.train_target.empty(), "train_source and train_target are required");
+  need(!o.vocabulary.empty(), "vocabulary is required (train one with `attn vocab train`)");
+  need(o.valid_source.empty() == o.valid_target.empty(), "give both valid_source and valid_target, or neither");
+  need(o.max_length > 1, "max_length must be at least 2");
+  need(o.batch_tokens >= o.max_length, "batch_tokens must be at least max_length so that every pair fits");
+  need(o.accumulate >= 1, "accumulate must be at least 1");
+  need(o.lr_scale > 0, "lr_scale must be positive");
+  need(o.warmup_steps >= 1, "warmup_steps must be at least 1");
+  need(o.clip_norm >= 0, "clip_norm must be >= 0");
+  need(o.valid_every >= 1, "valid_every must be at least 1");
+  need(o.keep_checkpoints >= 1, "keep_checkpoints must be at least 1");
+  need(o.log_every >= 1, "log_every must be at least 1");
+  need(o.max_length <= o.model.max_positions, "max_length must not exceed the model's max_positions");
+  o.model.validate();
+}
+
+}  // namespace attn

@@ -1,0 +1,69 @@
+#pragma once
+// Everything `attn train` can be told, with the paper's defaults where it has one. One table of
+// fields serves the JSON config file, the command line (--name value) and --dump-config.
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "model/model_config.h"
+
+namespace attn {
+
+struct TrainOptions {
+  // Data.
+  std::string train_source, train_target;  // parallel text, one sentence per line
+  std::string valid_source, valid_target;  // the dev set: validation loss, BLEU, chrF
+  std::string vocabulary;                  // SentencePiece model shared by both sides
+  std::string run_dir = "run";             // checkpoints, logs, the final and best models
+  int max_length = 256;                    // tokens per side; longer pairs are dropped and counted
+  int batch_tokens = 4096;                 // source and target tokens per batch, padding included
+  int accumulate = 1;                      // batches per update: ~batch_tokens × accumulate tokens
+  // Optimisation (section 5.3).
+  double lr_scale = 1.0;                   // multiplies d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)
+  int warmup_steps = 4000;
+  float adam_beta1 = 0.9f, adam_beta2 = 0.98f, adam_eps = 1e-9f;
+  float clip_norm = 0;                     // > 0: rescale gradients whose L2 norm exceeds it
+  // Stopping: whichever comes first (0 = no limit).
+  std::int64_t max_steps = 0;
+  int max_epochs = 0;
+  double time_budget_minutes = 0;          // training wall-clock time (resumed runs count it all)
+  int early_stopping = 10;                 // validations without a better dev loss; 0 = never
+  // Validation.
+  int valid_every = 500;                   // steps
+  int valid_translate = 200;               // dev sentences translated greedily for BLEU/chrF; 0 = none
+  // Checkpoints.
+  int save_every = 1000;                   // steps; 0 = only by time and at the end
+  double save_every_minutes = 10;          // 0 = only by steps and at the end
+  int keep_checkpoints = 5;                // the last K are kept (the paper averages the last 5)
+  // Progress.
+  int log_every = 50;                      // steps between progress lines and log records
+  std::uint64_t seed = 1;                  // initialisation, batch order and dropout
+  int threads = 0;                         // 0 = all cores
+  std::string preset = "small";            // model preset the model fields start from
+  ModelConfig model = ModelConfig::preset("small");
+};
+
+// One settable field: its name (as in the JSON file; --name on the command line), its help and
+// where it lives.
+struct OptionField {
+  std::string name;
+  std::string help;
+  std::variant<int*, std::int64_t*, std::uint64_t*, float*, double*, std::string*, PositionEncoding*> target;
+  bool model = false;  // part of the model configuration
+};
+
+std::vector<OptionField> option_fields(TrainOptions& options);
+
+// The effective configuration as JSON (all fields) and back. Unknown keys are errors; a "preset"
+// key resets the model fields to that preset before the other keys apply.
+nlohmann::json options_to_json(const TrainOptions& options);
+void apply_options_json(const nlohmann::json& j, TrainOptions& options, const std::string& source);
+TrainOptions load_train_options(const std::string& path);
+
+// Throws Error naming the first unusable value.
+void validate(const TrainOptions& options);
+
+}  // namespace attn

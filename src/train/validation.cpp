@@ -1,0 +1,95 @@
+#include "train/validation.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "core/text_file.h"
+#include "decode/translator.h"
+#include "eval/bleu.h"
+#include "eval/chrf.h"
+
+namespace attn {
+namespace {
+
+data::ParallelCorpus load_dev(const TrainOptions& o, const data::Vocabulary& vocabulary,
+                              const std::filesystem::path& cache_dir, std::ostream& log) {
+  data::ParallelCorpusOptions c;
+  c.source_file = o.valid_source;
+  c.target_file = o.valid_target;
+  c.cache_dir = cache_dir;
+  c.max_tokens = static_cast<std::size_t>(o.max_length);
+  c.log = &log;
+  return data::ParallelCorpus::load(vocabulary, c);
+}
+
+}  // namespace
+
+std::string ValidationResult::summary() const {
+  char buf[256];
+  int n = std::snprintf(buf, sizeof buf, "loss %.4f | ce %.4f | ppl %.2f", loss, cross_entropy, perplexity);
+  if (bleu) n += std::snprintf(buf + n, sizeof buf - n, " | BLEU %.2f", *bleu);
+  if (chrf) n += std::snprintf(buf + n, sizeof buf - n, " | chrF2 %.2f", *chrf);
+  std::snprintf(buf + n, sizeof buf - n, " | %.1fs", seconds);
+  return buf;
+}
+
+nlohmann::json ValidationResult::to_json() const {
+  nlohmann::json j{{"loss", loss}, {"cross_entropy", cross_entropy}, {"ppl", perplexity}, {"tokens", tokens},
+                   {"seconds", seconds}};
+  if (bleu) j["bleu"] = *bleu;
+  if (chrf) j["chrf"] = *chrf;
+  if (translated) j["translated"] = translated;
+  return j;
+}
+
+Validation::Validation(const TrainOptions& o, const data::Vocabulary& vocabulary, const std::filesystem::path& cache_dir,
+                       std::ostream& log)
+    : vocabulary_(vocabulary), corpus_(load_dev(o, vocabulary, cache_dir, log)) {
+  batcher_ = std::make_unique<data::Batcher>(corpus_, data::BatchingOptions{static_cast<std::size_t>(o.batch_tokens), 1});
+  batches_ = batcher_->epoch(0);
+  if (o.valid_translate > 0) {
+    const auto src = read_text_lines(o.valid_source), tgt = read_text_lines(o.valid_target);
+    for (std::size_t i = 0; i < src.size() && static_cast<int>(sources_.size()) < o.valid_translate; ++i) {
+      if (src[i].empty() || tgt[i].empty()) continue;
+      sources_.push_back(src[i]);
+      references_.push_back(tgt[i]);
+    }
+  }
+}
+
+ValidationResult Validation::run(Transformer& model) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ValidationResult r;
+  double loss = 0, nll = 0;
+  for (std::size_t k = 0; k < batches_.size(); ++k) {
+    batcher_->fill(batches_.pairs(k), batch_);
+    const TokenBatch view{static_cast<int>(batch_.batch_size), static_cast<int>(batch_.source_length),
+                          static_cast<int>(batch_.target_length), batch_.src.data(), batch_.src_len.data(),
+                          batch_.tgt_in.data(), batch_.tgt_out.data(), batch_.tgt_len.data()};
+    const LossSums s = model.evaluate(view);
+    loss += s.loss;
+    nll += s.nll;
+    r.tokens += s.tokens;
+  }
+  if (r.tokens > 0) {
+    r.loss = loss / static_cast<double>(r.tokens);
+    r.cross_entropy = nll / static_cast<double>(r.tokens);
+    r.perplexity = std::exp(r.cross_entropy);
+  }
+  if (!sources_.empty()) {
+    TranslateOptions t;
+    t.search.beam_size = 1;
+    Translator translator(model, vocabulary_, t);
+    std::vector<std::string> hyps;
+    for (auto& tr : translator.translate(sources_)) hyps.push_back(std::move(tr.text));
+    const eval::ReferenceSets refs{references_};
+    r.bleu = eval::corpus_bleu(hyps, refs).score;
+    r.chrf = eval::corpus_chrf(hyps, refs).score;
+    r.translated = static_cast<int>(hyps.size());
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace attn
