@@ -1,9 +1,174 @@
+// `attn bleu HYP REF [REF...]`: corpus BLEU and chrF of a translation file, as sacreBLEU prints them.
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
 #include "cli/commands.h"
+#include "core/error.h"
+#include "core/text_file.h"
+#include "eval/bleu.h"
+#include "eval/chrf.h"
+#include "eval/python_str.h"
+#include "eval/sacrebleu_format.h"
 
 namespace attn::cli {
 
+namespace {
+
+struct BleuCommandArgs {
+  std::string hypothesis_path;
+  std::vector<std::string> reference_paths;
+  std::string metrics = "bleu,chrf";
+  bool lowercase = false;
+  bool json = false;
+  int width = 2;
+  int chrf_word_order = 0;
+};
+
+// Reads a file of one segment per line and strips trailing whitespace from each line, as the
+// sacreBLEU command line does before scoring.
+std::vector<std::string> read_segments(const std::string& path) {
+  std::vector<std::string> lines = read_text_lines(path);
+  for (std::string& line : lines) line.resize(eval::rstrip_python_whitespace(line).size());
+  return lines;
+}
+
+eval::ReferenceSets read_references(const BleuCommandArgs& args, std::size_t hypothesis_count) {
+  eval::ReferenceSets sets;
+  for (const std::string& path : args.reference_paths) {
+    sets.push_back(read_segments(path));
+    if (sets.back().size() != hypothesis_count) {
+      throw Error(path + " has " + std::to_string(sets.back().size()) + " lines but " + args.hypothesis_path +
+                  " has " + std::to_string(hypothesis_count) + "; they must have one line per segment");
+    }
+  }
+  // sacreBLEU drops empty references and refuses a line that is left with none.
+  for (std::size_t line = 0; line < hypothesis_count; ++line) {
+    const bool all_empty = std::all_of(sets.begin(), sets.end(), [&](const auto& set) { return set[line].empty(); });
+    if (!all_empty) continue;
+    std::string problem = "empty reference";
+    if (sets.size() > 1) {
+      problem = "empty in every reference file (";
+      for (std::size_t k = 0; k < args.reference_paths.size(); ++k) problem += (k ? ", " : "") + args.reference_paths[k];
+      problem += ")";
+    }
+    throw_at(args.reference_paths.front(), line + 1, problem + "; a segment needs at least one reference");
+  }
+  return sets;
+}
+
+bool wants(const BleuCommandArgs& args, const std::string& metric) {
+  return ("," + args.metrics + ",").find("," + metric + ",") != std::string::npos;
+}
+
+void check_metrics(const std::string& metrics) {
+  std::size_t start = 0;
+  while (start <= metrics.size()) {
+    const std::size_t comma = std::min(metrics.find(',', start), metrics.size());
+    const std::string metric = metrics.substr(start, comma - start);
+    if (metric != "bleu" && metric != "chrf") {
+      throw Error("--metrics: unknown metric '" + metric + "' (known: bleu, chrf)");
+    }
+    start = comma + 1;
+  }
+}
+
+// sacreBLEU's JSON for one score: name, score rounded to the printed width, signature, then each
+// signature field as its own key; "exact" adds the unrounded numbers.
+nlohmann::ordered_json score_json(const std::string& name, double score, int width, const std::string& signature) {
+  nlohmann::ordered_json json;
+  json["name"] = name;
+  json["score"] = std::stod(eval::format_fixed(score, width));
+  json["signature"] = signature;
+  return json;
+}
+
+void add_signature_fields(nlohmann::ordered_json& json, const std::string& signature) {
+  std::size_t start = 0;
+  while (start <= signature.size()) {
+    std::size_t end = signature.find('|', start);
+    if (end == std::string::npos) end = signature.size();
+    const std::string field = signature.substr(start, end - start);
+    const std::size_t colon = field.find(':');
+    json[field.substr(0, colon)] = field.substr(colon + 1);
+    start = end + 1;
+  }
+}
+
+void run_bleu_command(const BleuCommandArgs& args) {
+  check_metrics(args.metrics);
+  const std::vector<std::string> hypotheses = read_segments(args.hypothesis_path);
+  const eval::ReferenceSets references = read_references(args, hypotheses.size());
+
+  std::vector<std::string> lines;
+  std::vector<std::string> signatures;
+  nlohmann::ordered_json json = nlohmann::ordered_json::array();
+  if (wants(args, "bleu")) {
+    eval::BleuOptions options;
+    options.lowercase = args.lowercase;
+    const eval::BleuScore score = eval::corpus_bleu(hypotheses, references, options);
+    const std::string signature = eval::bleu_signature(options, score.nrefs);
+    lines.push_back(eval::format_bleu(score, args.width));
+    signatures.push_back("BLEU signature: " + signature);
+    nlohmann::ordered_json entry = score_json("BLEU", score.score, args.width, signature);
+    entry["verbose_score"] = eval::bleu_verbose_score(score);
+    add_signature_fields(entry, signature);
+    entry["exact"] = {{"score", score.score},     {"counts", score.counts}, {"totals", score.totals},
+                      {"precisions", score.precisions}, {"bp", score.bp},    {"ratio", score.ratio},
+                      {"hyp_len", score.hyp_len}, {"ref_len", score.ref_len}};
+    json.push_back(std::move(entry));
+  }
+  if (wants(args, "chrf")) {
+    eval::ChrfOptions options;
+    options.lowercase = args.lowercase;
+    options.word_order = args.chrf_word_order;
+    const eval::ChrfScore score = eval::corpus_chrf(hypotheses, references, options);
+    const std::string name = eval::chrf_name(score.beta, score.word_order);
+    const std::string signature = eval::chrf_signature(options, score.nrefs);
+    lines.push_back(eval::format_chrf(score, args.width));
+    signatures.push_back(name + " signature: " + signature);
+    nlohmann::ordered_json entry = score_json(name, score.score, args.width, signature);
+    add_signature_fields(entry, signature);
+    nlohmann::ordered_json statistics = nlohmann::ordered_json::array();
+    for (const auto& order : score.statistics) statistics.push_back({order.hyp, order.ref, order.match});
+    entry["exact"] = {{"score", score.score}, {"statistics", std::move(statistics)}};
+    json.push_back(std::move(entry));
+  }
+
+  if (args.json) {
+    std::cout << json.dump(1) << "\n";
+    return;
+  }
+  for (const std::string& line : lines) std::cout << line << "\n";
+  for (const std::string& line : signatures) std::cout << line << "\n";
+}
+
+}  // namespace
+
 void add_bleu_command(CLI::App& app) {
-  app.add_subcommand("bleu", "(not yet implemented)");
+  auto args = std::make_shared<BleuCommandArgs>();
+  CLI::App* command = app.add_subcommand(
+      "bleu", "Corpus BLEU and chrF of a translation, computed and printed as sacreBLEU " +
+                  std::string(eval::kSacrebleuVersion) + " does (13a tokenizer, exp smoothing, chrF2).");
+  command->add_option("HYP", args->hypothesis_path, "The translation, one detokenized segment per line")
+      ->required();
+  command->add_option("REF", args->reference_paths,
+                      "One or more reference files, each with one segment per line of HYP")
+      ->required();
+  command->add_flag("--lowercase,-l", args->lowercase, "Case-insensitive scores (Python's str.lower())");
+  command->add_option("--metrics,-m", args->metrics, "Metrics to compute, comma-separated: bleu, chrf")
+      ->capture_default_str();
+  command->add_flag("--json", args->json, "Print sacreBLEU-style JSON (one object per metric, in an array)");
+  command->add_option("--width,-w", args->width, "Decimals of the printed scores (sacreBLEU's command line uses 1)")
+      ->check(CLI::Range(0, 17))
+      ->capture_default_str();
+  command->add_option("--chrf-word-order", args->chrf_word_order, "Word n-gram order of chrF; 2 gives chrF++")
+      ->check(CLI::Range(0, 9))
+      ->capture_default_str();
+  command->callback([args] { run_bleu_command(*args); });
 }
 
 }  // namespace attn::cli
