@@ -10,7 +10,6 @@
 #include "eval/tokenizer_13a.h"
 
 // Last: scores must come out bit for bit as sacreBLEU computes them.
-#include "eval/exact_float_math.h"
 
 namespace attn::eval {
 

@@ -8,7 +8,6 @@
 #include "eval/utf8_decode.h"
 
 // Last: scores must come out bit for bit as sacreBLEU computes them.
-#include "eval/exact_float_math.h"
 
 namespace attn::eval {
 

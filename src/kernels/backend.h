@@ -104,9 +104,11 @@ class Backend {
   // Fused log-softmax + label-smoothed cross-entropy over rows of logits [rows, vocab]. Targets
   // equal to ignore_id contribute nothing. The target distribution is (1 - smoothing) on the
   // target plus smoothing / vocab on every class (PyTorch's definition). Logits are overwritten
-  // by grad_scale * ∂loss/∂logits (zero rows for ignored targets).
+  // by grad_scale * ∂loss/∂logits (zero rows for ignored targets). If row_nll is given, it
+  // receives each row's -log p(target) (0 for ignored rows), [rows] in device memory.
   virtual LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t rows,
-                                 int vocab, float smoothing, int ignore_id, float grad_scale) = 0;
+                                 int vocab, float smoothing, int ignore_id, float grad_scale,
+                                 float* row_nll) = 0;
 
   // log-softmax over the last dimension, in place (decoding).
   virtual void log_softmax(float* x, std::int64_t rows, int cols) = 0;

@@ -82,9 +82,10 @@ class ProfilingBackend final : public Backend {
   void positions_backward(const float* d, int b, int len, int dim, float* dp) override {
     time("positions_backward", 0, [&] { inner_.positions_backward(d, b, len, dim, dp); });
   }
-  LossSums cross_entropy(float* l, const std::int32_t* t, std::int64_t rows, int v, float s, int ig, float gs) override {
+  LossSums cross_entropy(float* l, const std::int32_t* t, std::int64_t rows, int v, float s, int ig, float gs,
+                         float* nll) override {
     LossSums r;
-    time("cross_entropy", 0, [&] { r = inner_.cross_entropy(l, t, rows, v, s, ig, gs); });
+    time("cross_entropy", 0, [&] { r = inner_.cross_entropy(l, t, rows, v, s, ig, gs, nll); });
     return r;
   }
   void log_softmax(float* x, std::int64_t rows, int cols) override { time("log_softmax", 0, [&] { inner_.log_softmax(x, rows, cols); }); }

@@ -218,7 +218,7 @@ LossSums Transformer::forward_backward(const TokenBatch& b, const nn::Dropout& d
   forward(b, dropout);
   const LossSums sums = backend_->cross_entropy(workspace_.logits, workspace_.tgt_out,
                                                 static_cast<std::int64_t>(b.batch) * b.tgt_len, config_.vocab_size,
-                                                config_.label_smoothing, kPadId, grad_scale);
+                                                config_.label_smoothing, kPadId, grad_scale, nullptr);
   backward(b, dropout);
   return sums;
 }
@@ -228,7 +228,23 @@ LossSums Transformer::evaluate(const TokenBatch& b) {
   upload(b);
   forward(b, nn::Dropout{});
   return backend_->cross_entropy(workspace_.logits, workspace_.tgt_out, static_cast<std::int64_t>(b.batch) * b.tgt_len,
-                                 config_.vocab_size, config_.label_smoothing, kPadId, 0.0f);
+                                 config_.vocab_size, config_.label_smoothing, kPadId, 0.0f, nullptr);
+}
+
+std::vector<double> Transformer::sentence_log_probs(const TokenBatch& b) {
+  workspace_.lay_out(*backend_, config_, b.batch, b.src_len, b.tgt_len, /*backward=*/false);
+  upload(b);
+  forward(b, nn::Dropout{});
+  const std::int64_t rows = static_cast<std::int64_t>(b.batch) * b.tgt_len;
+  DeviceBuffer<float> row_nll(*backend_, static_cast<std::size_t>(rows));
+  backend_->cross_entropy(workspace_.logits, workspace_.tgt_out, rows, config_.vocab_size, 0.0f, kPadId, 0.0f,
+                          row_nll.data());
+  std::vector<float> host(static_cast<std::size_t>(rows));
+  backend_->copy_to_host(host.data(), row_nll.data(), host.size() * sizeof(float));
+  std::vector<double> out(static_cast<std::size_t>(b.batch), 0.0);
+  for (int s = 0; s < b.batch; ++s)
+    for (int t = 0; t < b.tgt_len; ++t) out[s] -= host[static_cast<std::size_t>(s) * b.tgt_len + t];
+  return out;
 }
 
 std::vector<float> Transformer::logits(const TokenBatch& b) {

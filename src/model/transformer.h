@@ -50,6 +50,8 @@ class Transformer {
   LossSums forward_backward(const TokenBatch& batch, const nn::Dropout& dropout, float grad_scale);
   // Loss without dropout and without backward.
   LossSums evaluate(const TokenBatch& batch);
+  // log P(target + EOS | source) of each sentence (forced decoding, no smoothing, no dropout).
+  std::vector<double> sentence_log_probs(const TokenBatch& batch);
   // Teacher-forced logits [batch · T, vocab] without dropout, copied to the host (tests, scoring).
   std::vector<float> logits(const TokenBatch& batch);
 

@@ -41,7 +41,7 @@ TEST_P(CrossEntropyTest, HandWorkedValue) {
   // loss = 0.9·(-log 0.5) + 0.1/3·(-log 0.25 - log 0.5 - log 0.25) = 0.9·ln2 + (0.1/3)·5·ln2
   auto logits = testing::to_device(be, std::vector<float>{0, std::log(2.0f), 0});
   auto targets = testing::to_device(be, std::vector<std::int32_t>{1});
-  LossSums s = be.cross_entropy(logits.data(), targets.data(), 1, 3, 0.1f, -1, 1.0f);
+  LossSums s = be.cross_entropy(logits.data(), targets.data(), 1, 3, 0.1f, -1, 1.0f, nullptr);
   EXPECT_NEAR(s.loss, (0.9 + 0.5 / 3) * std::log(2.0), 1e-6);
   EXPECT_NEAR(s.nll, std::log(2.0), 1e-6);
   EXPECT_EQ(s.tokens, 1);
@@ -62,7 +62,15 @@ TEST_P(CrossEntropyTest, MatchesReferenceAndFiniteDifferencesIgnoringPadding) {
   auto expected_grad = testing::numerical_gradient(loss, testing::to_double(logits));
   auto d = testing::to_device(be, logits);
   auto t = testing::to_device(be, targets);
-  LossSums s = be.cross_entropy(d.data(), t.data(), rows, vocab, eps, pad, grad_scale);
+  DeviceBuffer<float> row_nll(be, rows);
+  LossSums s = be.cross_entropy(d.data(), t.data(), rows, vocab, eps, pad, grad_scale, row_nll.data());
+  // Per-row -log p(target): the reference with no smoothing, one row at a time.
+  const auto nll = testing::to_host(be, row_nll);
+  for (int r = 0; r < rows; ++r) {
+    const std::vector<double> row(logits.begin() + r * vocab, logits.begin() + (r + 1) * vocab);
+    const double want = targets[r] == pad ? 0.0 : reference_loss(row, {targets[r]}, vocab, 0.0, pad);
+    EXPECT_NEAR(nll[r], want, 1e-5) << "row " << r;
+  }
   EXPECT_NEAR(s.loss, loss(testing::to_double(logits)), 1e-5);
   EXPECT_EQ(s.tokens, 3);
   auto g = testing::to_host(be, d);

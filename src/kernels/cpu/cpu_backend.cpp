@@ -88,8 +88,8 @@ class CpuBackend final : public Backend {
   }
 
   LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab,
-                         float smoothing, int ignore_id, float grad_scale) override {
-    return cpu::cross_entropy(logits, targets, rows, vocab, smoothing, ignore_id, grad_scale);
+                         float smoothing, int ignore_id, float grad_scale, float* row_nll) override {
+    return cpu::cross_entropy(logits, targets, rows, vocab, smoothing, ignore_id, grad_scale, row_nll);
   }
   void log_softmax(float* x, std::int64_t rows, int cols) override { cpu::log_softmax(x, rows, cols); }
   void topk(const float* x, std::int64_t rows, int cols, int k, float* values, std::int32_t* indices) override {

@@ -31,7 +31,7 @@ RowStats row_stats(const float* x, int n) {
 }  // namespace
 
 LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab,
-                       float smoothing, int ignore_id, float grad_scale) {
+                       float smoothing, int ignore_id, float grad_scale, float* out_row_nll) {
   // Per-row results, summed in row order afterwards so the total does not depend on threads.
   // (Reused across calls; the raw pointers are what the worker threads see.)
   static thread_local std::vector<double> row_loss_buffer, row_nll_buffer;
@@ -63,6 +63,7 @@ LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t 
   }
   LossSums sums;
   for (std::int64_t r = 0; r < rows; ++r) {
+    if (out_row_nll) out_row_nll[r] = static_cast<float>(row_nll[r]);
     if (targets[r] == ignore_id) continue;
     sums.loss += row_loss[r];
     sums.nll += row_nll[r];

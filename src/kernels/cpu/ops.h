@@ -39,7 +39,7 @@ void embedding_backward(const std::int32_t* ids, std::int64_t n, const float* do
 void positions_backward(const float* dout, int batch, int seq_len, int dim, float* dpositions);
 
 LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab,
-                       float smoothing, int ignore_id, float grad_scale);
+                       float smoothing, int ignore_id, float grad_scale, float* row_nll);
 void log_softmax(float* x, std::int64_t rows, int cols);
 void topk(const float* x, std::int64_t rows, int cols, int k, float* values, std::int32_t* indices);
 void gather_rows(const float* src, std::int64_t src_stride, const std::int32_t* indices, std::int64_t rows,
