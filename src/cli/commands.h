@@ -7,5 +7,9 @@ namespace attn::cli {
 void add_corpus_command(CLI::App& app);
 void add_vocab_command(CLI::App& app);
 void add_bleu_command(CLI::App& app);
+void add_train_command(CLI::App& app);
+void add_average_command(CLI::App& app);
+void add_translate_command(CLI::App& app);
+void add_score_command(CLI::App& app);
 
 }  // namespace attn::cli

@@ -10,6 +10,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "attn 0.1.0");
   attn::cli::add_corpus_command(app);
   attn::cli::add_vocab_command(app);
+  attn::cli::add_train_command(app);
+  attn::cli::add_average_command(app);
+  attn::cli::add_translate_command(app);
+  attn::cli::add_score_command(app);
   attn::cli::add_bleu_command(app);
   try {
     app.parse(argc, argv);

@@ -114,7 +114,7 @@ void apply_options_json(const nlohmann::json& j, TrainOptions& options, const st
   }
 }
 
-TrainOptions load_train_options(const std::string& path) {
+nlohmann::json read_options_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw_in(path, "cannot open the configuration file");
   nlohmann::json j;
@@ -123,9 +123,7 @@ TrainOptions load_train_options(const std::string& path) {
   } catch (const nlohmann::json::parse_error& e) {
     throw_in(path, std::string("not valid JSON: ") + e.what());
   }
-  TrainOptions o;
-  apply_options_json(j, o, path);
-  return o;
+  return j;
 }
 
 void validate(const TrainOptions& o) {

@@ -61,7 +61,8 @@ std::vector<OptionField> option_fields(TrainOptions& options);
 // key resets the model fields to that preset before the other keys apply.
 nlohmann::json options_to_json(const TrainOptions& options);
 void apply_options_json(const nlohmann::json& j, TrainOptions& options, const std::string& source);
-TrainOptions load_train_options(const std::string& path);
+// Parses a JSON options file (errors name the file); apply it with apply_options_json.
+nlohmann::json read_options_file(const std::string& path);
 
 // Throws Error naming the first unusable value.
 void validate(const TrainOptions& options);

@@ -139,8 +139,9 @@ TrainResult Trainer::run(bool resume) {
   const nlohmann::json options_json = options_to_json(o);
   StopSignals signals;
   const auto started = Clock::now();
-  auto elapsed = [&] { return progress.elapsed_seconds + std::chrono::duration<double>(Clock::now() - started).count(); };
+  // Training time of earlier runs (from the checkpoint) plus this run's.
   const double start_elapsed = progress.elapsed_seconds;
+  auto elapsed = [&] { return start_elapsed + std::chrono::duration<double>(Clock::now() - started).count(); };
   auto last_save = Clock::now();
 
   auto save = [&] {

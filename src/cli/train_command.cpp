@@ -1,0 +1,78 @@
+// `attn train`: train a model; every option of train_options.h is a --flag, a config-file key
+// and a line of --dump-config. Precedence: defaults < --preset < --config file < flags.
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "train/trainer.h"
+
+namespace attn::cli {
+namespace {
+
+struct TrainArguments {
+  std::string config_file;
+  std::string preset;
+  bool resume = false;
+  bool dump_config = false;
+  std::map<std::string, std::string> given;  // --name value, as typed
+  TrainOptions scratch;                      // only to enumerate the fields
+};
+
+// A flag's text as the JSON value of its field: numbers parsed, strings kept.
+nlohmann::json flag_value(const OptionField& f, const std::string& text) {
+  if (std::holds_alternative<std::string*>(f.target) || std::holds_alternative<PositionEncoding*>(f.target)) return text;
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error&) {
+    throw Error("--" + f.name + ": '" + text + "' is not a number");
+  }
+}
+
+void run(const TrainArguments& args) {
+  TrainOptions options;
+  if (!args.preset.empty()) apply_options_json({{"preset", args.preset}}, options, "--preset");
+  if (!args.config_file.empty()) apply_options_json(read_options_file(args.config_file), options, args.config_file);
+  nlohmann::json flags = nlohmann::json::object();
+  TrainOptions scratch;
+  for (const auto& f : option_fields(scratch)) {
+    auto it = args.given.find(f.name);
+    if (it != args.given.end()) flags[f.name] = flag_value(f, it->second);
+  }
+  apply_options_json(flags, options, "command line");
+  if (args.dump_config) {
+    std::cout << options_to_json(options).dump(2) << "\n";
+    return;
+  }
+  Trainer trainer(options, std::cerr);
+  const TrainResult r = trainer.run(args.resume);
+  if (r.stop_reason == "interrupted") throw Error("training interrupted; continue with --resume");
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app) {
+  auto args = std::make_shared<TrainArguments>();
+  CLI::App* sub = app.add_subcommand("train", "Train a translation model (Vaswani et al., 2017, section 5)");
+  sub->add_option("--config", args->config_file, "JSON file of options (keys as the flags below)");
+  sub->add_option("--preset", args->preset, "model preset: base, big, small, tiny (default small)");
+  sub->add_flag("--resume", args->resume, "continue the run in --run-dir from its newest checkpoint");
+  sub->add_flag("--dump-config", args->dump_config, "print the effective configuration as JSON and exit");
+  for (const auto& f : option_fields(args->scratch)) {
+    std::string dashed = f.name;
+    std::replace(dashed.begin(), dashed.end(), '_', '-');
+    const std::string name = f.name;
+    sub->add_option_function<std::string>(
+           "--" + dashed + (dashed != f.name ? ",--" + f.name : ""),
+           [args, name](const std::string& v) { args->given[name] = v; }, f.help)
+        ->group(f.model ? "Model (Table 3)" : "Training");
+  }
+  sub->callback([args] { run(*args); });
+}
+
+}  // namespace attn::cli

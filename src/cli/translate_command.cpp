@@ -1,0 +1,128 @@
+// `attn translate`: raw text in (a file or stdin), detokenised text out, one line per line.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <omp.h>
+
+#include "cli/commands.h"
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/utf8.h"
+#include "decode/model_directory.h"
+#include "decode/translator.h"
+
+namespace attn::cli {
+namespace {
+
+struct TranslateArguments {
+  std::string model;
+  std::string input = "-";
+  std::string output = "-";
+  TranslateOptions options;
+  int threads = 0;
+  int chunk_lines = 10000;
+  bool quiet = false;
+};
+
+// Reads up to `max_lines` lines; invalid UTF-8 is an error naming the line.
+bool read_chunk(std::istream& in, const std::string& name, std::size_t& line_number, std::size_t max_lines,
+                std::vector<std::string>& lines) {
+  lines.clear();
+  std::string line;
+  while (lines.size() < max_lines && std::getline(in, line)) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (auto bad = find_invalid_utf8(line)) throw_at(name, line_number, "invalid UTF-8 at byte " + std::to_string(*bad + 1));
+    lines.push_back(std::move(line));
+  }
+  return !lines.empty();
+}
+
+void run(const TranslateArguments& args) {
+  if (args.threads > 0) omp_set_num_threads(args.threads);
+  const LoadedModel loaded = load_model_directory(args.model);
+  Translator translator(*loaded.model, *loaded.vocabulary, args.options);
+  std::ifstream file;
+  if (args.input != "-") {
+    file.open(args.input, std::ios::binary);
+    if (!file) throw_in(args.input, "cannot open");
+  }
+  std::istream& in = args.input == "-" ? std::cin : file;
+  const std::string in_name = args.input == "-" ? "<stdin>" : args.input;
+  // A file is written whole or not at all; stdout streams chunk by chunk.
+  std::unique_ptr<AtomicFileWriter> writer;
+  if (args.output != "-") writer = std::make_unique<AtomicFileWriter>(args.output);
+  std::ostream& out = writer ? writer->stream() : std::cout;
+
+  std::vector<std::string> lines;
+  std::size_t line_number = 0, cropped = 0;
+  TranslateStatistics total;
+  const int n_best = args.options.search.n_best;
+  while (read_chunk(in, in_name, line_number, static_cast<std::size_t>(args.chunk_lines), lines)) {
+    const std::size_t first = line_number - lines.size() + 1;
+    const auto translations = translator.translate(lines);
+    for (std::size_t i = 0; i < translations.size(); ++i) {
+      const Translation& t = translations[i];
+      if (t.cropped && ++cropped <= 5)
+        std::cerr << "warning: " << in_name << ":" << first + i << ": " << t.source_tokens << " tokens, cropped to "
+                  << translator.options().max_input_tokens << "\n";
+      if (n_best <= 1) {
+        out << t.text << "\n";
+        continue;
+      }
+      // Moses n-best format: sentence index ||| hypothesis ||| score (log-probability / lp).
+      for (std::size_t h = 0; h < t.n_best.size(); ++h)
+        out << first + i - 1 << " ||| " << t.n_best_text[h] << " ||| " << t.n_best[h].score << "\n";
+    }
+    out.flush();
+    const auto& s = translator.statistics();
+    total.sentences += s.sentences;
+    total.source_tokens += s.source_tokens;
+    total.target_tokens += s.target_tokens;
+    total.seconds += s.seconds;
+  }
+  if (cropped > 5) std::cerr << "warning: " << cropped - 5 << " more inputs cropped\n";
+  if (writer) writer->commit();
+  if (!args.quiet) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "translated %lld sentences (%lld lines) in %.2f s: %.1f sentences/s, %.0f target tokens/s "
+                  "(beam %d, alpha %.2f)\n",
+                  static_cast<long long>(total.sentences), static_cast<long long>(line_number), total.seconds,
+                  total.sentences / std::max(total.seconds, 1e-9), total.target_tokens / std::max(total.seconds, 1e-9),
+                  args.options.search.beam_size, args.options.search.length_penalty);
+    std::cerr << buf;
+  }
+}
+
+}  // namespace
+
+void add_translate_command(CLI::App& app) {
+  auto args = std::make_shared<TranslateArguments>();
+  CLI::App* sub = app.add_subcommand("translate", "Translate text with a trained model (beam search)");
+  sub->add_option("-m,--model", args->model, "model folder (model.safetensors, config.json, vocab.model)")->required();
+  sub->add_option("-i,--input", args->input, "input text, one sentence per line ('-': stdin)")->capture_default_str();
+  sub->add_option("-o,--output", args->output, "output file, written atomically ('-': stdout)")->capture_default_str();
+  SearchOptions& s = args->options.search;
+  sub->add_option("-b,--beam", s.beam_size, "beam size (1: greedy)")->capture_default_str()->check(CLI::Range(1, 1000));
+  sub->add_option("--alpha", s.length_penalty, "length penalty alpha: score = log P / ((5 + |Y|) / 6)^alpha")
+      ->capture_default_str();
+  sub->add_option("--n-best", s.n_best, "hypotheses per sentence (Moses n-best format when > 1)")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--max-length-a", s.max_length_a, "maximum output tokens = a * source tokens + b")->capture_default_str();
+  sub->add_option("--max-length-b", s.max_length_b, "see --max-length-a")->capture_default_str();
+  sub->add_option("--batch-tokens", args->options.batch_tokens, "source tokens per batch")->capture_default_str();
+  sub->add_option("--max-batch-sentences", args->options.max_batch_sentences, "sentences per batch")->capture_default_str();
+  sub->add_option("--max-input-tokens", args->options.max_input_tokens,
+                  "crop longer inputs (0: the model's maximum)")->capture_default_str();
+  sub->add_option("--threads", args->threads, "CPU threads (0: all cores)")->capture_default_str();
+  sub->add_flag("-q,--quiet", args->quiet, "no throughput line on stderr");
+  sub->callback([args] {
+    args->options.search.n_best = std::min(args->options.search.n_best, args->options.search.beam_size);
+    run(*args);
+  });
+}
+
+}  // namespace attn::cli
