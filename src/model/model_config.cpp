@@ -26,7 +26,7 @@ ModelConfig ModelConfig::preset(std::string_view name) {
   if (name == "tiny") {
     c.encoder_layers = c.decoder_layers = 2;
     c.d_model = 32, c.d_ff = 64, c.heads = 4, c.d_k = c.d_v = 8;
-    c.max_positions = 128;
+    c.max_positions = 256;
     c.vocab_size = 64;
     return c;
   }
