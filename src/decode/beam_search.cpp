@@ -66,9 +66,10 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder,
   }
   decoder.start(src.data(), src_lengths.data(), batch, src_len, beam, max_steps);
 
-  // Per row: the best k + 2 tokens (two spare for PAD and BOS, which are never generated) and
+  // Per row: the best k + 3 tokens (spares for PAD and BOS, never generated, and EOS before
+  // min_length) and
   // EOS's log-probability (for the forced end at the maximum length).
-  const int k = std::min(vocab, beam + 2);
+  const int k = std::min(vocab, beam + 3);
   DeviceBuffer<float> top_values(be, static_cast<std::size_t>(batch) * beam * k), eos_values(be, static_cast<std::size_t>(batch) * beam);
   DeviceBuffer<std::int32_t> top_indices(be, static_cast<std::size_t>(batch) * beam * k);
   std::vector<float> values, eos;
@@ -109,9 +110,10 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder,
           candidates.push_back({static_cast<int>(r), kEosId, s.live[r].log_prob + eos[row], static_cast<int>(r)});
           continue;
         }
+        const bool eos_allowed = step + 1 >= opt.min_length;
         for (int j = 0; j < k; ++j) {
           const std::int32_t tok = indices[row * k + j];
-          if (tok == kPadId || tok == kBosId) continue;
+          if (tok == kPadId || tok == kBosId || (tok == kEosId && !eos_allowed)) continue;
           candidates.push_back({static_cast<int>(r), tok, s.live[r].log_prob + values[row * k + j],
                                 static_cast<int>(candidates.size())});
         }

@@ -10,6 +10,7 @@ struct SearchOptions {
   float length_penalty = 0.6f;
   float max_length_a = 1.0f;     // maximum output tokens = a · (source tokens) + b
   int max_length_b = 50;
+  int min_length = 0;            // EOS is not allowed before this many output tokens (EOS included)
   int n_best = 1;                // hypotheses returned per sentence (<= beam_size)
   bool early_stop = true;        // stop once no live hypothesis can beat the n-th best finished one
 };
