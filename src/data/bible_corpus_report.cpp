@@ -1,0 +1,67 @@
+#include "data/bible_corpus_report.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "core/atomic_file.h"
+
+namespace attn::data {
+namespace {
+
+std::string fixed(double value, int decimals) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  return buffer;
+}
+
+}  // namespace
+
+std::string describe_bible_corpus(const BibleCorpus& corpus) {
+  std::ostringstream out;
+  out << "modules (the first is the pivot):\n";
+  for (const auto& m : corpus.modules) {
+    out << "  " << m.choice.suffix << " = " << m.choice.module << " (" << m.abbreviation << ", " << m.language << ", "
+        << m.versification << " versification): " << m.verses << " verses with text\n";
+  }
+  const std::string pivot = corpus.modules.empty() ? "" : corpus.modules.front().abbreviation;
+  out << "joined on the " << corpus.pivot_verses << " " << pivot << " verse ids: " << corpus.joined
+      << " have text in every module\n";
+  out << "skipped " << corpus.skipped << " verses missing or empty in some module:";
+  for (const auto& m : corpus.modules) {
+    out << " " << m.choice.suffix << " " << m.missing + m.empty << " (" << m.missing << " missing, " << m.empty
+        << " empty)" << (&m == &corpus.modules.back() ? "" : ",");
+  }
+  out << "\n";
+  out << "dropped " << corpus.dropped_total() << " verses as misaligned" << (corpus.dropped.empty() ? "" : ":");
+  for (const auto& d : corpus.dropped) {
+    out << " " << d.verses << " " << d.reason << (&d == &corpus.dropped.back() ? "" : ",");
+  }
+  out << "\n";
+  out << "kept " << corpus.verses.size() << " verses: train " << corpus.count(CorpusSplit::train) << ", dev "
+      << corpus.count(CorpusSplit::dev) << ", test " << corpus.count(CorpusSplit::test) << "\n";
+  out << "words and characters kept:\n";
+  for (const auto& m : corpus.modules) {
+    out << "  " << m.choice.suffix << " (" << m.language << "): " << m.kept_words << " words, " << m.kept_characters
+        << " characters\n";
+  }
+  return out.str();
+}
+
+void write_alignment_scores(const BibleCorpus& corpus, const std::filesystem::path& path) {
+  std::ostringstream out;
+  out << "osis_id\tpair\tpivot_features\tother_features\tjudged_by_features\tsimilarity\tneighbour_similarity\t"
+         "relative_length_ratio\tverdict\n";
+  for (const auto& alignment : corpus.alignments) {
+    const std::string pair = alignment.pivot + "/" + alignment.other;
+    for (std::size_t i = 0; i < alignment.osis_ids.size(); ++i) {
+      const VerseJudgement& j = alignment.judgements[i];
+      out << alignment.osis_ids[i] << '\t' << pair << '\t' << j.pivot_features << '\t' << j.other_features << '\t'
+          << (j.judged_by_features ? "yes" : "no") << '\t'
+          << fixed(j.similarity, 3) << '\t' << fixed(j.neighbour_similarity, 3) << '\t'
+          << fixed(j.relative_length_ratio, 3) << '\t' << misalignment_name(j.verdict) << '\n';
+    }
+  }
+  write_file_atomic(path, out.str());
+}
+
+}  // namespace attn::data

@@ -1,0 +1,316 @@
+#include "data/osis_text.h"
+
+#include <utilxml.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+
+namespace attn::data {
+namespace {
+
+using namespace std::string_view_literals;
+
+// Elements that only mark up words in running text; all other elements are blocks or milestones.
+constexpr std::array kInlineElements = {"w"sv,       "transChange"sv, "divineName"sv, "q"sv,    "seg"sv,
+                                        "foreign"sv, "name"sv,        "hi"sv,         "rdg"sv,  "catchWord"sv,
+                                        "abbr"sv,    "mentioned"sv,   "date"sv,       "term"sv, "a"sv};
+
+// Divisions that are not scripture: front and back matter a module may hang onto a verse.
+constexpr std::array kNonScriptureDivisions = {
+    "introduction"sv, "glossary"sv, "front"sv, "back"sv,       "preface"sv,         "colophon"sv, "titlePage"sv,
+    "coverPage"sv,    "index"sv,    "appendix"sv, "bibliography"sv, "acknowledgement"sv, "dedication"sv,
+    "publicationData"sv};
+
+// Spanish object pronouns that RV1909 adds to the preceding verb as a separate <transChange>
+// ("sáca<transChange>lo</transChange>" is "sácalo").
+constexpr std::array kEncliticPronouns = {"lo"sv,  "la"sv, "le"sv, "los"sv, "las"sv, "les"sv,
+                                          "me"sv,  "te"sv, "se"sv, "nos"sv, "os"sv};
+
+// Words that are not verbs: a pronoun after them stands on its own ("no lo hizo", "como lo dijo").
+constexpr std::array kNonVerbsBeforePronouns = {"no"sv, "ni"sv, "y"sv,     "e"sv,     "que"sv,
+                                                "como"sv, "os"sv, "ellos"sv, "cuánto"sv};
+
+template <std::size_t N>
+bool contains(const std::array<std::string_view, N>& names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string_view attribute(const sword::XMLTag& tag, const char* name) {
+  const char* value = tag.getAttribute(name);
+  return value ? std::string_view(value) : std::string_view();
+}
+
+// Elements whose whole content is left out of the verse text.
+bool hides_content(const sword::XMLTag& tag) {
+  const std::string_view name = tag.getName();
+  if (name == "note" || name == "speaker") return true;
+  if (name == "title") return attribute(tag, "canonical") != "true";
+  if (name == "div") return contains(kNonScriptureDivisions, attribute(tag, "type"));
+  return false;
+}
+
+// The code point that starts at text[i] (no validation: the modules are UTF-8 and a bad byte
+// only affects the spacing decision).
+char32_t code_point_at(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(k < text.size() ? text[k] : 0); };
+  const unsigned char c = byte(i);
+  if (c < 0x80) return c;
+  if ((c & 0xE0) == 0xC0) return (char32_t(c & 0x1F) << 6) | (byte(i + 1) & 0x3F);
+  if ((c & 0xF0) == 0xE0) return (char32_t(c & 0x0F) << 12) | (char32_t(byte(i + 1) & 0x3F) << 6) | (byte(i + 2) & 0x3F);
+  return (char32_t(c & 0x07) << 18) | (char32_t(byte(i + 1) & 0x3F) << 12) | (char32_t(byte(i + 2) & 0x3F) << 6) |
+         (byte(i + 3) & 0x3F);
+}
+
+// The code point that ends the text.
+char32_t last_code_point(std::string_view text) {
+  std::size_t i = text.size();
+  while (i > 0 && (static_cast<unsigned char>(text[i - 1]) & 0xC0) == 0x80) --i;
+  return i > 0 ? code_point_at(text, i - 1) : 0;
+}
+
+bool is_opening_punctuation(char32_t c) {
+  return c == U'(' || c == U'[' || c == U'{' || c == U'“' || c == U'‘' || c == U'¿' || c == U'¡' || c == U'«' ||
+         c == U'—';
+}
+
+bool is_closing_punctuation(char32_t c) {
+  return c == U'.' || c == U',' || c == U';' || c == U':' || c == U'!' || c == U'?' || c == U')' || c == U']' ||
+         c == U'}' || c == U'”' || c == U'’' || c == U'»' || c == U'…' || c == U'—';
+}
+
+void append_utf8(std::string& out, char32_t c) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+}
+
+// The character an entity such as "&amp;" or "&#233;" stands for (entity without '&' and ';').
+std::optional<char32_t> entity_value(std::string_view entity) {
+  if (entity == "amp") return U'&';
+  if (entity == "lt") return U'<';
+  if (entity == "gt") return U'>';
+  if (entity == "quot") return U'"';
+  if (entity == "apos") return U'\'';
+  if (entity.size() < 2 || entity[0] != '#') return std::nullopt;
+  const bool hex = entity[1] == 'x' || entity[1] == 'X';
+  const std::string_view digits = entity.substr(hex ? 2 : 1);
+  if (digits.empty() || digits.size() > 8) return std::nullopt;
+  std::uint32_t value = 0;
+  for (char d : digits) {
+    int v;
+    if (d >= '0' && d <= '9') v = d - '0';
+    else if (hex && d >= 'a' && d <= 'f') v = d - 'a' + 10;
+    else if (hex && d >= 'A' && d <= 'F') v = d - 'A' + 10;
+    else return std::nullopt;
+    value = value * (hex ? 16 : 10) + static_cast<std::uint32_t>(v);
+  }
+  if (value == 0 || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF)) return std::nullopt;
+  return static_cast<char32_t>(value);
+}
+
+struct Entity {
+  char32_t value;
+  std::size_t length;  // of "&...;" in the text
+};
+
+// The entity that starts at text[i] (an '&'), if it is one we know.
+std::optional<Entity> entity_at(std::string_view text, std::size_t i) {
+  const std::size_t semicolon = text.find(';', i);
+  if (semicolon == std::string_view::npos) return std::nullopt;
+  const auto value = entity_value(text.substr(i + 1, semicolon - i - 1));
+  if (!value) return std::nullopt;
+  return Entity{*value, semicolon + 1 - i};
+}
+
+// Length of a USFM character marker such as "\nd" or "\+nd*" at text[i], or 0 if there is none.
+std::size_t usfm_marker_length(std::string_view text, std::size_t i) {
+  std::size_t k = i + 1;
+  if (k < text.size() && text[k] == '+') ++k;
+  const std::size_t letters = k;
+  while (k < text.size() && text[k] >= 'a' && text[k] <= 'z') ++k;
+  if (k == letters) return 0;
+  while (k < text.size() && text[k] >= '0' && text[k] <= '9') ++k;
+  if (k < text.size() && text[k] == '*') ++k;
+  return k - i;
+}
+
+void add_strong_numbers(std::string_view lemma, std::vector<std::string>& out) {
+  // lemma="strong:H0430", "strong:G1 G2" or "strong:G1 strong:G2"; other lemma kinds are ignored.
+  std::size_t i = 0;
+  while (i < lemma.size()) {
+    while (i < lemma.size() && lemma[i] == ' ') ++i;
+    std::size_t end = lemma.find(' ', i);
+    if (end == std::string_view::npos) end = lemma.size();
+    std::string_view token = lemma.substr(i, end - i);
+    i = end;
+    if (token.starts_with("strong:")) token.remove_prefix(7);
+    if (token.size() < 2 || (token[0] != 'H' && token[0] != 'G')) continue;
+    std::string_view digits = token.substr(1);
+    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    while (digits.size() > 1 && digits[0] == '0') digits.remove_prefix(1);
+    out.push_back(token[0] + std::string(digits));
+  }
+}
+
+class OsisReader {
+ public:
+  explicit OsisReader(std::string_view markup) : markup_(markup) {}
+
+  OsisVerse read() {
+    std::size_t i = 0;
+    while (i < markup_.size()) {
+      const std::size_t tag_end = markup_[i] == '<' ? markup_.find('>', i) : std::string_view::npos;
+      if (tag_end != std::string_view::npos) {
+        on_tag(std::string(markup_.substr(i, tag_end + 1 - i)), tag_end + 1);
+        i = tag_end + 1;
+      } else {
+        std::size_t text_end = markup_.find('<', i + 1);
+        if (text_end == std::string_view::npos) text_end = markup_.size();
+        if (!hidden()) on_text(markup_.substr(i, text_end - i));
+        i = text_end;
+      }
+    }
+    return std::move(verse_);
+  }
+
+ private:
+  bool hidden() const { return hidden_depth_ > 0 || !hidden_milestones_.empty(); }
+
+  void on_tag(const std::string& source, std::size_t after) {
+    sword::XMLTag tag(source.c_str());
+    const std::string_view name = tag.getName();
+    const bool closing = tag.isEndTag();
+    const bool empty = tag.isEmpty();
+    if (hidden_depth_ > 0) {  // inside a dropped element: only look for its end
+      if (name == hidden_element_ && !empty) hidden_depth_ += closing ? -1 : 1;
+      if (hidden_depth_ == 0) break_words();
+      return;
+    }
+    if (!hidden_milestones_.empty()) {  // inside a dropped division: only look for its end
+      if (empty && hides_content(tag) && !attribute(tag, "sID").empty()) {
+        hidden_milestones_.emplace_back(attribute(tag, "sID"));
+      }
+      std::erase(hidden_milestones_, std::string(attribute(tag, "eID")));
+      if (hidden_milestones_.empty()) break_words();
+      return;
+    }
+    if (!closing && hides_content(tag)) {
+      const std::string_view start_id = attribute(tag, "sID");
+      if (empty && !start_id.empty()) {
+        hidden_milestones_.emplace_back(start_id);
+      } else if (!empty) {
+        hidden_element_ = std::string(name);
+        hidden_depth_ = 1;
+      }
+      break_words();
+      return;
+    }
+    if (!contains(kInlineElements, name)) {
+      break_words();
+      inline_just_closed_ = false;
+      return;
+    }
+    if (!closing && !empty) {
+      if (inline_just_closed_ && !is_enclitic(name, after)) break_words();
+      if (name == "w") add_strong_numbers(attribute(tag, "lemma"), verse_.strong_numbers);
+    }
+    inline_just_closed_ = closing;
+  }
+
+  // A <transChange> holding nothing but an object pronoun, which belongs to the verb before it.
+  bool is_enclitic(std::string_view name, std::size_t content_start) const {
+    if (name != "transChange") return false;
+    const std::size_t content_end = markup_.find("</transChange>", content_start);
+    if (content_end == std::string_view::npos) return false;
+    if (!contains(kEncliticPronouns, markup_.substr(content_start, content_end - content_start))) return false;
+    const std::string_view text = verse_.text;
+    const std::size_t space = text.rfind(' ');
+    std::string previous_word(text.substr(space == std::string_view::npos ? 0 : space + 1));
+    if (!previous_word.empty() && previous_word[0] >= 'A' && previous_word[0] <= 'Z') previous_word[0] += 'a' - 'A';
+    return !contains(kNonVerbsBeforePronouns, previous_word);
+  }
+
+  void on_text(std::string_view text) {
+    inline_just_closed_ = false;
+    for (std::size_t i = 0; i < text.size();) {
+      const char c = text[i];
+      if (static_cast<unsigned char>(c) <= ' ' || c == '\x7F') {  // whitespace and control characters
+        space_between_words();
+        ++i;
+      } else if (text.substr(i).starts_with("¶")) {
+        space_between_words();
+        i += std::string_view("¶").size();
+      } else if (c == '\\' && usfm_marker_length(text, i) > 0) {
+        i += usfm_marker_length(text, i);
+      } else if (const auto entity = c == '&' ? entity_at(text, i) : std::nullopt) {
+        if (entity->value <= U' ') {
+          space_between_words();
+        } else {
+          std::string decoded;
+          append_utf8(decoded, entity->value);
+          emit(decoded);
+        }
+        i += entity->length;
+      } else {
+        std::size_t end = i + 1;
+        while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
+        emit(text.substr(i, end - i));
+        i = end;
+      }
+    }
+  }
+
+  // Appends one character, preceded by the space that whitespace or a dropped element left.
+  void emit(std::string_view character) {
+    std::string& out = verse_.text;
+    if (!out.empty() && out.back() != ' ') {
+      if (space_pending_) {
+        out += ' ';
+      } else if (break_pending_ && !is_opening_punctuation(last_code_point(out)) &&
+                 !is_closing_punctuation(code_point_at(character, 0))) {
+        out += ' ';
+      }
+    }
+    space_pending_ = break_pending_ = false;
+    out += character;
+  }
+
+  // Whitespace around a dropped element belongs to it: WEB has "coins</q> <note>…</note> <q>? Not",
+  // which reads "coins? Not".
+  void space_between_words() {
+    if (!break_pending_) space_pending_ = true;
+  }
+  void break_words() {
+    break_pending_ = true;
+    space_pending_ = false;
+  }
+
+  std::string_view markup_;
+  OsisVerse verse_;
+  std::string hidden_element_;                  // name of the dropped element we are inside
+  int hidden_depth_ = 0;                        // nesting of hidden_element_ inside itself
+  std::vector<std::string> hidden_milestones_;  // sIDs of open non-scripture milestone divisions
+  bool space_pending_ = false;                  // whitespace seen since the last character
+  bool break_pending_ = false;                  // a dropped element since the last character
+  bool inline_just_closed_ = false;             // the last token was the end tag of an inline element
+};
+
+}  // namespace
+
+OsisVerse parse_osis_verse(std::string_view markup) { return OsisReader(markup).read(); }
+
+}  // namespace attn::data
