@@ -11,5 +11,6 @@ void add_train_command(CLI::App& app);
 void add_average_command(CLI::App& app);
 void add_translate_command(CLI::App& app);
 void add_score_command(CLI::App& app);
+void add_report_command(CLI::App& app);
 
 }  // namespace attn::cli

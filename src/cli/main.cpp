@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   attn::cli::add_translate_command(app);
   attn::cli::add_score_command(app);
   attn::cli::add_bleu_command(app);
+  attn::cli::add_report_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

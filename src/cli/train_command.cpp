@@ -63,13 +63,16 @@ void add_train_command(CLI::App& app) {
   sub->add_option("--preset", args->preset, "model preset: base, big, small, tiny (default small)");
   sub->add_flag("--resume", args->resume, "continue the run in --run-dir from its newest checkpoint");
   sub->add_flag("--dump-config", args->dump_config, "print the effective configuration as JSON and exit");
+  const nlohmann::json defaults = options_to_json(args->scratch);  // the small preset's values
   for (const auto& f : option_fields(args->scratch)) {
     std::string dashed = f.name;
     std::replace(dashed.begin(), dashed.end(), '_', '-');
     const std::string name = f.name;
     sub->add_option_function<std::string>(
            "--" + dashed + (dashed != f.name ? ",--" + f.name : ""),
-           [args, name](const std::string& v) { args->given[name] = v; }, f.help)
+           [args, name](const std::string& v) { args->given[name] = v; },
+           f.help + " [default: " + defaults.at(f.name).dump() + "]")
+        ->type_name(defaults.at(f.name).is_string() ? "TEXT" : "NUMBER")
         ->group(f.model ? "Model (Table 3)" : "Training");
   }
   sub->callback([args] { run(*args); });

@@ -8,6 +8,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/float_decimal.h"
 
 namespace attn {
 
@@ -67,13 +68,13 @@ void to_json(nlohmann::json& j, const ModelConfig& c) {
                      {"heads", c.heads},
                      {"d_k", c.d_k},
                      {"d_v", c.d_v},
-                     {"dropout", c.dropout},
-                     {"label_smoothing", c.label_smoothing},
+                     {"dropout", float_decimal(c.dropout)},
+                     {"label_smoothing", float_decimal(c.label_smoothing)},
                      {"positions", position_name(c.positions)},
                      {"max_positions", c.max_positions},
                      {"attention_window", c.attention_window},
                      {"vocab_size", c.vocab_size},
-                     {"layernorm_eps", c.layernorm_eps}};
+                     {"layernorm_eps", float_decimal(c.layernorm_eps)}};
 }
 
 void from_json(const nlohmann::json& j, ModelConfig& c) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/float_decimal.h"
 
 namespace attn {
 
@@ -18,7 +19,7 @@ std::vector<OptionField> option_fields(TrainOptions& o) {
       {"vocabulary", "SentencePiece model shared by source and target (attn vocab train)", &o.vocabulary},
       {"run_dir", "folder for checkpoints, logs and models", &o.run_dir},
       {"max_length", "maximum tokens per side; longer pairs are dropped and counted", &o.max_length},
-      {"batch_tokens", "source and target tokens per batch, padding included", &o.batch_tokens},
+      {"batch_tokens", "tokens per batch on each side (source, target), padding included", &o.batch_tokens},
       {"accumulate", "batches per optimizer update (gradient accumulation)", &o.accumulate},
       {"lr_scale", "factor on the paper's learning rate d_model^-0.5 * min(step^-0.5, step * warmup^-1.5)", &o.lr_scale},
       {"warmup_steps", "learning-rate warmup steps", &o.warmup_steps},
@@ -35,6 +36,8 @@ std::vector<OptionField> option_fields(TrainOptions& o) {
       {"save_every", "checkpoint every N updates (0: by time only)", &o.save_every},
       {"save_every_minutes", "checkpoint every N minutes (0: by steps only)", &o.save_every_minutes},
       {"keep_checkpoints", "how many of the latest checkpoints to keep", &o.keep_checkpoints},
+      {"snapshot_every_minutes", "keep a model folder snapshots/minute-NNN every N whole minutes of training (0: none)",
+       &o.snapshot_every_minutes},
       {"log_every", "progress line and log record every N updates", &o.log_every},
       {"seed", "random seed: initialisation, batch order, dropout", &o.seed},
       {"threads", "CPU threads (0: all cores)", &o.threads},
@@ -68,6 +71,7 @@ nlohmann::json options_to_json(const TrainOptions& options) {
         [&](auto* p) {
           using T = std::remove_pointer_t<decltype(p)>;
           if constexpr (std::is_same_v<T, PositionEncoding>) j[f.name] = position_name(*p);
+          else if constexpr (std::is_same_v<T, float>) j[f.name] = float_decimal(*p);
           else j[f.name] = *p;
         },
         f.target);
@@ -141,6 +145,7 @@ void validate(const TrainOptions& o) {
   need(o.clip_norm >= 0, "clip_norm must be >= 0");
   need(o.valid_every >= 1, "valid_every must be at least 1");
   need(o.keep_checkpoints >= 1, "keep_checkpoints must be at least 1");
+  need(o.snapshot_every_minutes >= 0, "snapshot_every_minutes must be >= 0");
   need(o.log_every >= 1, "log_every must be at least 1");
   need(o.max_length <= o.model.max_positions, "max_length must not exceed the model's max_positions");
   o.model.validate();

@@ -38,6 +38,8 @@ struct TrainOptions {
   int save_every = 1000;                   // steps; 0 = only by time and at the end
   double save_every_minutes = 10;          // 0 = only by steps and at the end
   int keep_checkpoints = 5;                // the last K are kept (the paper averages the last 5)
+  int snapshot_every_minutes = 0;          // > 0: also keep a model folder every N minutes of training
+                                           // (snapshots/minute-NNN), to see what a shorter budget gives
   // Progress.
   int log_every = 50;                      // steps between progress lines and log records
   std::uint64_t seed = 1;                  // initialisation, batch order and dropout

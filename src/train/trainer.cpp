@@ -21,6 +21,7 @@
 #include "data/parallel_corpus.h"
 #include "decode/model_directory.h"
 #include "train/learning_rate.h"
+#include "train/snapshot_schedule.h"
 #include "train/validation.h"
 
 namespace attn {
@@ -120,7 +121,7 @@ TrainResult Trainer::run(bool resume) {
     for (auto it = existing.rbegin(); it != existing.rend() && !loaded; ++it) {
       try {
         progress = load_checkpoint(*it, model, &adam).progress;
-        log_ << "resuming from " << it->string() << " (step " << progress.step << ", epoch " << progress.epoch << ")\n";
+        log_ << "resuming from " << it->string() << " (step " << progress.step << ", epoch " << progress.epoch + 1 << ")\n";
         loaded = true;
       } catch (const Error& e) {
         log_ << "warning: " << e.what() << "; trying an older checkpoint\n";
@@ -254,6 +255,12 @@ TrainResult Trainer::run(bool resume) {
       record["elapsed_seconds"] = elapsed();
       jsonl << record.dump() << std::endl;
       window_start = Clock::now();  // validation time is not training throughput
+    }
+    if (const int minute = snapshot_minute(elapsed(), o.snapshot_every_minutes); minute > 0) {
+      const auto folder = run / "snapshots" / snapshot_name(minute);
+      if (!std::filesystem::exists(folder))
+        save_model_directory(folder, model, vocabulary, {{"step", std::to_string(progress.step)},
+                                                         {"minutes", std::to_string(minute)}});
     }
     const bool by_steps = o.save_every > 0 && progress.step % o.save_every == 0;
     const bool by_time = o.save_every_minutes > 0 &&

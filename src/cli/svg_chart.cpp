@@ -1,0 +1,143 @@
+#include "cli/svg_chart.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace attn::cli {
+namespace {
+
+struct Range {
+  double lo = 1e300, hi = -1e300;
+  void add(double v) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  bool empty() const { return lo > hi; }
+};
+
+// "Nice" tick step: 1, 2 or 5 times a power of ten, for about `count` ticks.
+double tick_step(const Range& r, int count) {
+  const double raw = (r.hi - r.lo) / count;
+  const double p = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * p >= raw) return m * p;
+  return 10 * p;
+}
+
+Range nice(Range r) {
+  if (r.empty()) return {0, 1};
+  if (r.hi - r.lo < 1e-12) r.hi = r.lo + 1;
+  const double s = tick_step(r, 5);
+  return {std::floor(r.lo / s) * s, std::ceil(r.hi / s) * s};
+}
+
+std::string fmt(double v) {
+  char buf[32];
+  if (std::abs(v) >= 1000) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else std::snprintf(buf, sizeof buf, "%g", std::round(v * 1000) / 1000);
+  return buf;
+}
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOptions& o) {
+  Range x, left, right;
+  for (const auto& s : series)
+    for (const auto& [px, py] : s.points) {
+      x.add(px);
+      (s.right_axis ? right : left).add(py);
+    }
+  x = nice(x);
+  left = nice(left);
+  right = nice(right);
+  const double ml = 70, mr = right.empty() || o.right_label.empty() ? 30 : 70, mt = 40, mb = 55;
+  const double pw = o.width - ml - mr, ph = o.height - mt - mb;
+  auto sx = [&](double v) { return ml + (v - x.lo) / (x.hi - x.lo) * pw; };
+  auto sy = [&](const Range& r, double v) { return mt + ph - (v - r.lo) / (r.hi - r.lo) * ph; };
+  std::string svg;
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"12\">\n"
+                "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+                o.width, o.height);
+  svg += buf;
+  std::snprintf(buf, sizeof buf, "<text x=\"%g\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">%s</text>\n",
+                o.width / 2.0, escape(o.title).c_str());
+  svg += buf;
+  // Grid and ticks.
+  const double xs = tick_step(x, 6), ls = tick_step(left, 5);
+  for (double v = x.lo; v <= x.hi + xs / 2; v += xs) {
+    std::snprintf(buf, sizeof buf,
+                  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+                  sx(v), mt, sx(v), mt + ph, sx(v), mt + ph + 16, fmt(v).c_str());
+    svg += buf;
+  }
+  for (double v = left.lo; v <= left.hi + ls / 2; v += ls) {
+    std::snprintf(buf, sizeof buf,
+                  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                  ml, sy(left, v), ml + pw, sy(left, v), ml - 6, sy(left, v) + 4, fmt(v).c_str());
+    svg += buf;
+  }
+  if (mr > 30) {
+    const double rs = tick_step(right, 5);
+    for (double v = right.lo; v <= right.hi + rs / 2; v += rs) {
+      std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", ml + pw + 6, sy(right, v) + 4,
+                    fmt(v).c_str());
+      svg += buf;
+    }
+    std::snprintf(buf, sizeof buf,
+                  "<text transform=\"translate(%.1f,%.1f) rotate(90)\" text-anchor=\"middle\">%s</text>\n",
+                  o.width - 18.0, mt + ph / 2, escape(o.right_label).c_str());
+    svg += buf;
+  }
+  std::snprintf(buf, sizeof buf,
+                "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#444\"/>\n"
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n"
+                "<text transform=\"translate(18,%.1f) rotate(-90)\" text-anchor=\"middle\">%s</text>\n",
+                ml, mt, pw, ph, ml + pw / 2, o.height - 12.0, escape(o.x_label).c_str(), mt + ph / 2,
+                escape(o.left_label).c_str());
+  svg += buf;
+  // Series and legend.
+  double ly = mt + 14;
+  for (const auto& s : series) {
+    if (s.points.empty()) continue;
+    const Range& r = s.right_axis ? right : left;
+    svg += "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"" + s.color + "\" points=\"";
+    for (const auto& [px, py] : s.points) {
+      std::snprintf(buf, sizeof buf, "%.1f,%.1f ", sx(px), sy(r, py));
+      svg += buf;
+    }
+    svg += "\"/>\n";
+    if (s.points.size() < 40)
+      for (const auto& [px, py] : s.points) {
+        std::snprintf(buf, sizeof buf, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", sx(px), sy(r, py),
+                      s.color.c_str());
+        svg += buf;
+      }
+    std::snprintf(buf, sizeof buf,
+                  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"/>"
+                  "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+                  ml + pw - 190, ly - 4, ml + pw - 165, ly - 4, s.color.c_str(), ml + pw - 160, ly,
+                  escape(s.label + (s.right_axis ? " (right)" : "")).c_str());
+    svg += buf;
+    ly += 18;
+  }
+  svg += "</svg>\n";
+  return svg;
+}
+
+}  // namespace attn::cli
