@@ -1,5 +1,5 @@
 // Benchmark: translation throughput and latency with incremental decoding.
-//   translate_bench [PRESET...]      default: small base
+//   translate_bench [--profile] [PRESET...]      default: small base
 // For each preset, greedy and beam 4 at batch sizes 1, 8 and 32: 32-token sources, exactly 40
 // output tokens per sentence (EOS at the 40th), vocabulary 8000, random weights (the work does
 // not depend on the weights once the lengths are fixed). Prints sentences/s, target tokens/s,
@@ -14,6 +14,7 @@
 #include "core/random.h"
 #include "decode/beam_search.h"
 #include "decode/incremental_decoder.h"
+#include "kernels/profiling_backend.h"
 #include "model/transformer.h"
 
 namespace {
@@ -28,13 +29,18 @@ double peak_rss_mb() {
 
 int main(int argc, char** argv) {
   std::vector<std::string> presets;
-  for (int i = 1; i < argc; ++i) presets.push_back(argv[i]);
+  bool profile = false;  // --profile: time per kernel (adds a synchronisation per call)
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--profile") profile = true;
+    else presets.push_back(argv[i]);
+  }
   if (presets.empty()) presets = {"small", "base"};
   const int src_len = 32, out_len = 40;
   for (const auto& preset : presets) {
     attn::ModelConfig c = attn::ModelConfig::preset(preset);
     c.vocab_size = 8000;
-    attn::Transformer model(c);
+    attn::ProfilingBackend profiler(attn::cpu_backend());
+    attn::Transformer model(c, profile ? static_cast<attn::Backend&>(profiler) : attn::cpu_backend());
     model.initialize(1);
     attn::IncrementalDecoder decoder(model);
     attn::Random rng(3);
@@ -49,6 +55,7 @@ int main(int argc, char** argv) {
         opt.max_length_b = out_len;
         opt.min_length = out_len;
         attn::beam_search(decoder, sources, opt);  // warm-up
+        profiler.reset();
         const int reps = batch == 1 ? 5 : (preset == "base" ? 2 : 3);
         const auto t0 = std::chrono::steady_clock::now();
         long long tokens = 0;
@@ -58,6 +65,7 @@ int main(int argc, char** argv) {
         std::printf("translate %-6s beam=%d batch=%-2d src=%d out=%d sentences/s=%.1f target_tokens/s=%.0f latency_ms=%.1f peak_rss_MB=%.0f\n",
                     preset.c_str(), beam, batch, src_len, out_len, reps * batch / secs, tokens / secs,
                     secs / reps * 1e3, peak_rss_mb());
+        if (profile) std::printf("%s", profiler.report().c_str());
         std::fflush(stdout);
       }
     }

@@ -51,6 +51,27 @@ TEST_P(GemmTest, AllTransposesWithLeadingDimensionsAndBeta) {
     }
 }
 
+TEST_P(GemmTest, FewRowsThroughAWideLayer) {
+  // x·Wᵀ with a few rows and a wide W, as a decoding step computes it, with and without beta.
+  Backend& be = *GetParam();
+  for (int m : {16, 32, 100})
+    for (float beta : {0.0f, 0.5f}) {
+      const int n = 520, k = 33, lda = k + 2, ldb = k + 1, ldc = n + 4;
+      auto a = random_values(static_cast<std::size_t>(m) * lda, 9);
+      auto b = random_values(static_cast<std::size_t>(n) * ldb, 10);
+      auto c = random_values(static_cast<std::size_t>(m) * ldc, 11);
+      auto expected = c;
+      reference_gemm(false, true, m, n, k, 0.75f, a, lda, b, ldb, beta, expected, ldc);
+      auto da = testing::to_device(be, a), db = testing::to_device(be, b), dc = testing::to_device(be, c);
+      be.gemm(Trans::No, Trans::Yes, m, n, k, 0.75f, da.data(), lda, db.data(), ldb, beta, dc.data(), ldc);
+      auto got = testing::to_host(be, dc);
+      for (int i = 0; i < m; ++i) {
+        for (int j = 0; j < n; ++j) ASSERT_NEAR(got[i * ldc + j], expected[i * ldc + j], 1e-5) << m << " " << beta;
+        for (int j = n; j < ldc; ++j) ASSERT_EQ(got[i * ldc + j], c[i * ldc + j]);  // padding untouched
+      }
+    }
+}
+
 TEST_P(GemmTest, HandWorkedProduct) {
   Backend& be = *GetParam();
   // [1 2; 3 4] · [5 6; 7 8] = [19 22; 43 50]
@@ -78,6 +99,32 @@ TEST_P(GemmTest, TwoLevelBatchLikeAttentionHeads) {
   be.gemm_batched(Trans::No, Trans::Yes, T, T, dk, 1, dq.data(), ld, dkk.data(), ld, 0, dc.data(), T, batch);
   auto got = testing::to_host(be, dc);
   for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], expected[i], 1e-5) << i;
+}
+
+TEST_P(GemmTest, BatchedDecodingShapesAllTransposes) {
+  // One decoding step: one to four query rows per (hypothesis, head), every transpose, beta.
+  Backend& be = *GetParam();
+  const int outer = 3, inner = 2, n = 9, k = 6;
+  for (int m : {1, 2, 4, 5})
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        const int lda = (ta ? m : k) + 1, ldb = (tb ? k : n) + 2, ldc = n + 3;
+        const std::int64_t sa = static_cast<std::int64_t>(ta ? k : m) * lda, sb = static_cast<std::int64_t>(tb ? n : k) * ldb,
+                           sc = static_cast<std::int64_t>(m) * ldc;
+        const int count = outer * inner;
+        auto a = random_values(static_cast<std::size_t>(sa * count), 6);
+        auto b = random_values(static_cast<std::size_t>(sb * count), 7);
+        auto c = random_values(static_cast<std::size_t>(sc * count), 8);
+        auto expected = c;
+        for (int i = 0; i < count; ++i)
+          reference_gemm(ta, tb, m, n, k, 0.5f, a, lda, b, ldb, 0.25f, expected, ldc, i * sa, i * sb, i * sc);
+        auto da = testing::to_device(be, a), db = testing::to_device(be, b), dc = testing::to_device(be, c);
+        be.gemm_batched(Trans{ta}, Trans{tb}, m, n, k, 0.5f, da.data(), lda, db.data(), ldb, 0.25f, dc.data(), ldc,
+                        GemmBatch{outer, inner, inner * sa, sa, inner * sb, sb, inner * sc, sc});
+        auto got = testing::to_host(be, dc);
+        for (std::size_t i = 0; i < got.size(); ++i)
+          ASSERT_NEAR(got[i], expected[i], 1e-5) << "m=" << m << " ta=" << ta << " tb=" << tb << " at " << i;
+      }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, GemmTest, ::testing::ValuesIn(testing::all_backends()),

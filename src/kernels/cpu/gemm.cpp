@@ -3,6 +3,8 @@
 #include <dnnl.h>
 #include <omp.h>
 
+#include <vector>
+
 #include "core/error.h"
 #include "kernels/cpu/ops.h"
 
@@ -13,14 +15,73 @@ static char trans_char(Trans t) { return t == Trans::Yes ? 'T' : 'N'; }
 void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
           const float* b, int ldb, float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;
+  if (ta == Trans::No && tb == Trans::Yes && m >= 16 && m <= 256 && n >= 4 * m) {
+    // A few rows through a wide layer (x·Wᵀ in a decoding step: 32 × 2048 × 512): oneDNN runs
+    // this shape at ~50 GFLOP/s but its transpose W·xᵀ at ~150, so compute that and transpose
+    // back (measured on this machine; bench/translate_bench).
+    thread_local std::vector<float> transposed;
+    transposed.resize(static_cast<std::size_t>(m) * n);
+    const dnnl_status_t st = dnnl_sgemm('N', 'T', n, m, k, alpha, b, ldb, a, lda, 0.0f, transposed.data(), m);
+    ATTN_CHECK(st == dnnl_success, "dnnl_sgemm failed with status " + std::to_string(st));
+    for (int i = 0; i < m; ++i) {
+      float* ci = c + static_cast<std::int64_t>(i) * ldc;
+      const float* ti = transposed.data() + i;
+      if (beta == 0.0f)
+        for (int j = 0; j < n; ++j) ci[j] = ti[static_cast<std::int64_t>(j) * m];
+      else
+        for (int j = 0; j < n; ++j) ci[j] = ti[static_cast<std::int64_t>(j) * m] + beta * ci[j];
+    }
+    return;
+  }
   const dnnl_status_t st =
       dnnl_sgemm(trans_char(ta), trans_char(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   ATTN_CHECK(st == dnnl_success, "dnnl_sgemm failed with status " + std::to_string(st));
 }
 
+// C = alpha·op(A)·op(B) + beta·C for products too small for oneDNN's per-call overhead to pay
+// off: one decoding step's attention is 1×t×64 per (hypothesis, head), thousands of calls a step.
+static void small_gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
+                       const float* b, int ldb, float beta, float* c, int ldc) {
+  for (int i = 0; i < m; ++i) {
+    float* ci = c + static_cast<std::int64_t>(i) * ldc;
+    for (int j = 0; j < n; ++j) ci[j] = beta == 0.0f ? 0.0f : beta * ci[j];
+    auto a_at = [&](int p) { return ta == Trans::No ? a[static_cast<std::int64_t>(i) * lda + p] : a[static_cast<std::int64_t>(p) * lda + i]; };
+    if (tb == Trans::No) {  // rows of B, contiguous over j
+      for (int p = 0; p < k; ++p) {
+        const float ap = alpha * a_at(p);
+        const float* bp = b + static_cast<std::int64_t>(p) * ldb;
+#pragma omp simd
+        for (int j = 0; j < n; ++j) ci[j] += ap * bp[j];
+      }
+    } else {  // dot products with rows of B
+      for (int j = 0; j < n; ++j) {
+        const float* bj = b + static_cast<std::int64_t>(j) * ldb;
+        float sum = 0.0f;
+        if (ta == Trans::No) {
+          const float* ai = a + static_cast<std::int64_t>(i) * lda;
+#pragma omp simd reduction(+ : sum)
+          for (int p = 0; p < k; ++p) sum += ai[p] * bj[p];
+        } else {
+          for (int p = 0; p < k; ++p) sum += a_at(p) * bj[p];
+        }
+        ci[j] += alpha * sum;
+      }
+    }
+  }
+}
+
 void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
                   const float* b, int ldb, float beta, float* c, int ldc, const GemmBatch& batch) {
   const int count = batch.outer * batch.inner;
+  if (m <= 4) {  // decoding steps: a few query rows per (hypothesis, head)
+#pragma omp parallel for schedule(static) if (static_cast<std::int64_t>(count) * m * n * k > (1 << 15))
+    for (int i = 0; i < count; ++i) {
+      const int o = i / batch.inner, j = i % batch.inner;
+      small_gemm(ta, tb, m, n, k, alpha, a + o * batch.a_outer + j * batch.a_inner, lda,
+                 b + o * batch.b_outer + j * batch.b_inner, ldb, beta, c + o * batch.c_outer + j * batch.c_inner, ldc);
+    }
+    return;
+  }
   // Attention's matrices are small (e.g. 32×32×64): one single-threaded product per thread beats
   // splitting each product over the threads. oneDNN runs sequentially inside a parallel region.
   bool ok = true;
