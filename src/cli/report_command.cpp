@@ -58,6 +58,36 @@ std::string duration(double seconds) {
   return buf;
 }
 
+// The training table: updates, time, speed and the best validation, from train.jsonl's records.
+void write_training_section(std::ostream& md, const std::vector<nlohmann::json>& steps,
+                            const std::vector<nlohmann::json>& valids, const std::filesystem::path& log) {
+  if (steps.empty()) {
+    md << "## Training\n\nNo progress records in " << log.string()
+       << ": the run was shorter than one logging interval (log_every updates).\n";
+    return;
+  }
+  const auto& last = steps.back();
+  double best_ce = 1e300, best_bleu = -1;
+  std::int64_t best_step = 0;
+  for (const auto& v : valids) {
+    if (v["cross_entropy"].get<double>() < best_ce) best_ce = v["cross_entropy"], best_step = v["step"];
+    if (v.contains("bleu")) best_bleu = std::max(best_bleu, v["bleu"].get<double>());
+  }
+  std::vector<double> rates;
+  for (const auto& s : steps) rates.push_back(s["tokens_per_second"].get<double>());
+  std::sort(rates.begin(), rates.end());
+  md << "## Training\n\n![learning curve](learning_curve.svg)\n\n| | |\n|---|---|\n"
+     << "| updates | " << last["step"] << " (" << last["epoch"] << " epochs) |\n"
+     << "| training time | " << duration(last["elapsed_seconds"].get<double>()) << " |\n"
+     << "| target tokens seen | " << last["target_tokens"] << " |\n"
+     << "| training speed | " << fixed(rates[rates.size() / 2], 0) << " target tokens/s (median over progress windows) |\n";
+  if (!valids.empty()) {
+    md << "| best dev perplexity | " << fixed(std::exp(best_ce), 2) << " per subword token (cross-entropy "
+       << fixed(best_ce, 4) << ", step " << best_step << ") |\n";
+    if (best_bleu >= 0) md << "| best dev BLEU (greedy, during training) | " << fixed(best_bleu, 2) << " |\n";
+  }
+}
+
 void run(const ReportArguments& args) {
   const std::filesystem::path run = args.run;
   const std::filesystem::path train = args.train_dir.empty() ? run / "train" : std::filesystem::path(args.train_dir);
@@ -68,10 +98,9 @@ void run(const ReportArguments& args) {
     if (j.is_discarded()) continue;
     (j.value("type", "") == "valid" ? valids : steps).push_back(j);
   }
-  if (steps.empty()) throw_in((train / "train.jsonl").string(), "no training records");
   const nlohmann::json config = read_json((train / "config.json").string());
 
-  // Learning curve.
+  // Learning curve (a run shorter than log_every updates has no records to draw).
   ChartSeries train_loss{"train loss (label-smoothed)", "#1f77b4", false, {}};
   ChartSeries dev_ce{"dev cross-entropy", "#d62728", false, {}};
   ChartSeries dev_bleu{"dev BLEU (greedy)", "#2ca02c", true, {}};
@@ -82,8 +111,9 @@ void run(const ReportArguments& args) {
   }
   std::vector<ChartSeries> series{train_loss, dev_ce};
   if (!dev_bleu.points.empty()) series.push_back(dev_bleu);
-  write_file_atomic(run / "learning_curve.svg",
-                    svg_line_chart(series, {"Learning curve", "update step", "nats per target token", "BLEU"}));
+  if (!steps.empty())
+    write_file_atomic(run / "learning_curve.svg",
+                      svg_line_chart(series, {"Learning curve", "update step", "nats per target token", "BLEU"}));
 
   std::ostringstream md;
   std::time_t now = std::time(nullptr);
@@ -108,26 +138,7 @@ void run(const ReportArguments& args) {
     md << "\nsacreBLEU signatures: BLEU `" << bleu_signature << "`, chrF2 `" << chrf_signature << "`.\n\n";
   }
 
-  const auto& last = steps.back();
-  double best_ce = 1e300, best_bleu = -1;
-  std::int64_t best_step = 0;
-  for (const auto& v : valids) {
-    if (v["cross_entropy"].get<double>() < best_ce) best_ce = v["cross_entropy"], best_step = v["step"];
-    if (v.contains("bleu")) best_bleu = std::max(best_bleu, v["bleu"].get<double>());
-  }
-  std::vector<double> rates;
-  for (const auto& s : steps) rates.push_back(s["tokens_per_second"].get<double>());
-  std::sort(rates.begin(), rates.end());
-  md << "## Training\n\n![learning curve](learning_curve.svg)\n\n| | |\n|---|---|\n"
-     << "| updates | " << last["step"] << " (" << last["epoch"] << " epochs) |\n"
-     << "| training time | " << duration(last["elapsed_seconds"].get<double>()) << " |\n"
-     << "| target tokens seen | " << last["target_tokens"] << " |\n"
-     << "| training speed | " << fixed(rates[rates.size() / 2], 0) << " target tokens/s (median over progress windows) |\n";
-  if (!valids.empty()) {
-    md << "| best dev perplexity | " << fixed(std::exp(best_ce), 2) << " per subword token (cross-entropy "
-       << fixed(best_ce, 4) << ", step " << best_step << ") |\n";
-    if (best_bleu >= 0) md << "| best dev BLEU (greedy, during training) | " << fixed(best_bleu, 2) << " |\n";
-  }
+  write_training_section(md, steps, valids, train / "train.jsonl");
   md << "\n<details><summary>Effective configuration</summary>\n\n```json\n" << config.dump(2) << "\n```\n</details>\n\n";
 
   if (!args.samples.empty() && !args.sample_source.empty()) {
@@ -153,7 +164,8 @@ void run(const ReportArguments& args) {
     md << in.rdbuf() << "\n";
   }
   write_file_atomic(run / "report.md", md.str());
-  std::cout << "wrote " << (run / "report.md").string() << " and " << (run / "learning_curve.svg").string() << "\n";
+  std::cout << "wrote " << (run / "report.md").string()
+            << (steps.empty() ? "" : " and " + (run / "learning_curve.svg").string()) << "\n";
 }
 
 }  // namespace
