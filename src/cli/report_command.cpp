@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/svg_chart.h"
 #include "core/atomic_file.h"
+#include "core/clock_text.h"
 #include "core/error.h"
 #include "core/text_file.h"
 
@@ -51,13 +52,6 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
-std::string duration(double seconds) {
-  const long s = static_cast<long>(seconds + 0.5);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
-  return buf;
-}
-
 // The training table: updates, time, speed and the best validation, from train.jsonl's records.
 void write_training_section(std::ostream& md, const std::vector<nlohmann::json>& steps,
                             const std::vector<nlohmann::json>& valids, const std::filesystem::path& log) {
@@ -78,7 +72,7 @@ void write_training_section(std::ostream& md, const std::vector<nlohmann::json>&
   std::sort(rates.begin(), rates.end());
   md << "## Training\n\n![learning curve](learning_curve.svg)\n\n| | |\n|---|---|\n"
      << "| updates | " << last["step"] << " (" << last["epoch"] << " epochs) |\n"
-     << "| training time | " << duration(last["elapsed_seconds"].get<double>()) << " |\n"
+     << "| training time | " << clock_text(last["elapsed_seconds"].get<double>()) << " |\n"
      << "| target tokens seen | " << last["target_tokens"] << " |\n"
      << "| training speed | " << fixed(rates[rates.size() / 2], 0) << " target tokens/s (median over progress windows) |\n";
   if (!valids.empty()) {
@@ -159,10 +153,8 @@ void run(const ReportArguments& args) {
     }
     md << "\n";
   }
-  if (!args.notes.empty()) {
-    std::ifstream in(args.notes);
-    md << in.rdbuf() << "\n";
-  }
+  if (!args.notes.empty())
+    for (const auto& line : read_text_lines(args.notes)) md << line << "\n";
   write_file_atomic(run / "report.md", md.str());
   std::cout << "wrote " << (run / "report.md").string()
             << (steps.empty() ? "" : " and " + (run / "learning_curve.svg").string()) << "\n";

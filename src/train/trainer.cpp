@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
+#include "core/clock_text.h"
 #include "core/error.h"
 #include "core/seed.h"
 #include "core/text_file.h"
@@ -50,13 +51,6 @@ class StopSignals {
   void (*old_int_)(int);
   void (*old_term_)(int);
 };
-
-std::string clock_text(double seconds) {
-  const auto s = static_cast<long long>(seconds + 0.5);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
-  return buf;
-}
 
 TokenBatch view_of(const data::Batch& b) {
   return {static_cast<int>(b.batch_size), static_cast<int>(b.source_length), static_cast<int>(b.target_length),
