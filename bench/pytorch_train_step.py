@@ -1,17 +1,28 @@
 #!/usr/bin/python3
 """The same training step as train_step_bench, in PyTorch (Debian's python3-torch), for comparison.
 
-    bench/pytorch_train_step.py [PRESET...]      default: small base
+    bench/pytorch_train_step.py [--bf16] [PRESET...]      default: small base, float32
+
+--bf16: mixed precision with torch.autocast("cpu", torch.bfloat16), the counterpart of
+train_step_bench --precision bf16.
 
 One step: forward, backward and Adam update of the paper's Transformer (post-LN, shared embedding
 and output projection scaled by sqrt(d_model), sinusoidal positions, dropout 0.1, label smoothing
 0.1) on 128 pairs x (32 + 32) tokens, vocabulary 8000. Tuned as this machine needs: OpenBLAS told
-its core type (0.3.21 misdetects this CPU), passive OpenMP waiting, both cores.
+its core type (0.3.21 misdetects some CPUs), passive OpenMP waiting, malloc without mmap, both
+cores. Needs Debian's libopenblas0 (scripts/setup installs it): with the reference BLAS that
+python3-torch pulls in by default its matrix products run at ~6 GFLOP/s.
 """
+import ctypes
 import os
 
 os.environ.setdefault("OPENBLAS_CORETYPE", "SkylakeX")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# glibc malloc without mmap for large blocks and without trimming: PyTorch frees and re-allocates
+# its big activations every step, and fresh mmap'd pages cost page faults each time (~10% here).
+_libc = ctypes.CDLL("libc.so.6")
+_libc.mallopt(-4, 0)   # M_MMAP_MAX
+_libc.mallopt(-1, -1)  # M_TRIM_THRESHOLD: never
 import math
 import resource
 import sys
@@ -53,7 +64,9 @@ class Transformer(nn.Module):
 
 def main():
     torch.set_num_threads(os.cpu_count())
-    presets = sys.argv[1:] or ["small", "base"]
+    args = sys.argv[1:]
+    bf16 = "--bf16" in args
+    presets = [a for a in args if a != "--bf16"] or ["small", "base"]
     B, S, T, V = 128, 32, 32, 8000
     for preset in presets:
         torch.manual_seed(1)
@@ -65,21 +78,25 @@ def main():
 
         def step():
             opt.zero_grad(set_to_none=True)
-            logits = model(src, tgt[:, :-1])
-            loss = F.cross_entropy(logits.reshape(-1, V), tgt[:, 1:].reshape(-1), label_smoothing=0.1,
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+                logits = model(src, tgt[:, :-1])
+            loss = F.cross_entropy(logits.float().reshape(-1, V), tgt[:, 1:].reshape(-1), label_smoothing=0.1,
                                    ignore_index=0)
             loss.backward()
             opt.step()
 
         step()
-        steps = 3 if preset == "base" else 6
-        t0 = time.perf_counter()
+        # The median step, as train_step_bench reports it (the machine's cores are shared).
+        steps = 5 if preset == "base" else 9
+        times = []
         for _ in range(steps):
+            t0 = time.perf_counter()
             step()
-        secs = (time.perf_counter() - t0) / steps
+            times.append(time.perf_counter() - t0)
+        secs = sorted(times)[len(times) // 2]
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         params = sum(p.numel() for p in model.parameters()) / 1e6
-        print(f"pytorch_train_step {preset:6} torch={torch.__version__} params={params:.1f}M batch={B}x({S}+{T}) "
+        print(f"pytorch_train_step {preset:6} torch={torch.__version__} precision={'bf16' if bf16 else 'fp32'} params={params:.1f}M batch={B}x({S}+{T}) "
               f"tokens/s={B * T / secs:.0f} step_ms={secs * 1e3:.1f} peak_rss_MB={rss:.0f}", flush=True)
 
 

@@ -127,7 +127,17 @@ class Backend {
                     const AdamHyper& hyper) = 0;
 };
 
-// The CPU backend (oneDNN for matrix products, OpenMP for everything else).
-Backend& cpu_backend();
+// What the large matrix products (gemm, not gemm_batched) compute in. bf16: inputs rounded to
+// bfloat16, products accumulated and stored in float32 (mixed precision, like PyTorch's autocast
+// with bfloat16); about twice as fast on CPUs with AVX512-BF16. Everything else stays float32.
+enum class MatmulPrecision { fp32, bf16 };
+
+// "fp32" or "bf16"; throws on anything else, naming the accepted values.
+MatmulPrecision parse_matmul_precision(const std::string& name);
+std::string to_string(MatmulPrecision precision);
+
+// The CPU backend (oneDNN for matrix products, OpenMP for everything else). bf16 throws a clear
+// error on a CPU without AVX512-BF16 (oneDNN would emulate it, slower than fp32).
+Backend& cpu_backend(MatmulPrecision precision = MatmulPrecision::fp32);
 
 }  // namespace attn

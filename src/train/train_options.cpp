@@ -41,6 +41,7 @@ std::vector<OptionField> option_fields(TrainOptions& o) {
       {"log_every", "progress line and log record every N updates", &o.log_every},
       {"seed", "random seed: initialisation, batch order, dropout", &o.seed},
       {"threads", "CPU threads (0: all cores)", &o.threads},
+      {"precision", "matrix products in fp32, or bf16 (mixed precision, float32 sums; needs AVX512-BF16)", &o.precision},
       {"encoder_layers", "N for the encoder", &m.encoder_layers, true},
       {"decoder_layers", "N for the decoder", &m.decoder_layers, true},
       {"d_model", "model width", &m.d_model, true},
@@ -147,6 +148,7 @@ void validate(const TrainOptions& o) {
   need(o.keep_checkpoints >= 1, "keep_checkpoints must be at least 1");
   need(o.snapshot_every_minutes >= 0, "snapshot_every_minutes must be >= 0");
   need(o.log_every >= 1, "log_every must be at least 1");
+  need(o.precision == "fp32" || o.precision == "bf16", "precision must be fp32 or bf16, not '" + o.precision + "'");
   need(o.max_length <= o.model.max_positions, "max_length must not exceed the model's max_positions");
   o.model.validate();
 }

@@ -107,7 +107,7 @@ TrainResult Trainer::run(bool resume) {
   if (!o.valid_source.empty()) validation = std::make_unique<Validation>(o, vocabulary, run / "cache", log_);
 
   // Model and optimizer, fresh or from the newest checkpoint that loads.
-  Transformer model(o.model);
+  Transformer model(o.model, cpu_backend(parse_matmul_precision(o.precision)));
   AdamOptimizer adam(model, {o.adam_beta1, o.adam_beta2, o.adam_eps});
   TrainingProgress progress;
   if (resume) {
@@ -124,7 +124,8 @@ TrainResult Trainer::run(bool resume) {
     if (!loaded) throw Error("--resume: no checkpoint in " + checkpoints.string() + " could be loaded");
   } else {
     model.initialize(o.seed);
-    log_ << "model: " << model.parameter_count() << " parameters (" << nlohmann::json(o.model).dump() << ")\n";
+    log_ << "model: " << model.parameter_count() << " parameters (" << nlohmann::json(o.model).dump() << "), "
+         << o.precision << " matrix products\n";
   }
   write_file_atomic(run / "config.json", options_to_json(o).dump(2) + "\n");
   truncate_log(run / "train.jsonl", progress.step);

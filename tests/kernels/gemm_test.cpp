@@ -84,21 +84,24 @@ TEST_P(GemmTest, HandWorkedProduct) {
 
 TEST_P(GemmTest, TwoLevelBatchLikeAttentionHeads) {
   Backend& be = *GetParam();
-  // Q·Kᵀ per (sentence, head) on [B, T, H·dk] rows, as multi-head attention lays them out.
-  const int B = 3, H = 4, T = 7, dk = 5, ld = H * dk;
-  auto q = random_values(static_cast<std::size_t>(B) * T * ld, 4);
-  auto kk = random_values(static_cast<std::size_t>(B) * T * ld, 5);
-  std::vector<float> expected(static_cast<std::size_t>(B) * H * T * T, 0.0f);
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < H; ++h)
-      reference_gemm(false, true, T, T, dk, 1, q, ld, kk, ld, 0, expected, T, b * T * ld + h * dk,
-                     b * T * ld + h * dk, (b * H + h) * T * T);
-  auto dq = testing::to_device(be, q), dkk = testing::to_device(be, kk);
-  auto dc = testing::to_device(be, std::vector<float>(expected.size(), 0.0f));
-  GemmBatch batch{B, H, T * ld, dk, T * ld, dk, H * T * T, T * T};
-  be.gemm_batched(Trans::No, Trans::Yes, T, T, dk, 1, dq.data(), ld, dkk.data(), ld, 0, dc.data(), T, batch);
-  auto got = testing::to_host(be, dc);
-  for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], expected[i], 1e-5) << i;
+  // Q·Kᵀ per (sentence, head) on [B, T, H·dk] rows, as multi-head attention lays them out: dense
+  // rows (oneDNN's batched brgemm) and rows inside a fused [B, T, 3·H·dk] QKV matrix (sgemm loop).
+  const int B = 3, H = 4, T = 7, dk = 5;
+  for (int ld : {H * dk, 3 * H * dk}) {
+    auto q = random_values(static_cast<std::size_t>(B) * T * ld, 4);
+    auto kk = random_values(static_cast<std::size_t>(B) * T * ld, 5);
+    const auto c = random_values(static_cast<std::size_t>(B) * H * T * T, 6);
+    auto expected = c;
+    for (int b = 0; b < B; ++b)
+      for (int h = 0; h < H; ++h)
+        reference_gemm(false, true, T, T, dk, 0.5f, q, ld, kk, ld, 0.25f, expected, T, b * T * ld + h * dk,
+                       b * T * ld + h * dk, (b * H + h) * T * T);
+    auto dq = testing::to_device(be, q), dkk = testing::to_device(be, kk), dc = testing::to_device(be, c);
+    GemmBatch batch{B, H, T * ld, dk, T * ld, dk, H * T * T, T * T};
+    be.gemm_batched(Trans::No, Trans::Yes, T, T, dk, 0.5f, dq.data(), ld, dkk.data(), ld, 0.25f, dc.data(), T, batch);
+    auto got = testing::to_host(be, dc);
+    for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], expected[i], 1e-5) << "ld=" << ld << " at " << i;
+  }
 }
 
 TEST_P(GemmTest, BatchedDecodingShapesAllTransposes) {

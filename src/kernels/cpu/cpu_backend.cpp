@@ -3,6 +3,7 @@
 #include <cstring>
 #include <new>
 
+#include "core/error.h"
 #include "kernels/cpu/ops.h"
 
 namespace attn {
@@ -10,7 +11,8 @@ namespace {
 
 class CpuBackend final : public Backend {
  public:
-  std::string name() const override { return "cpu"; }
+  explicit CpuBackend(MatmulPrecision precision) : precision_(precision) {}
+  std::string name() const override { return precision_ == MatmulPrecision::fp32 ? "cpu" : "cpu_bf16"; }
 
   void* allocate(std::size_t bytes) override {
     // 64-byte alignment: one cache line, one AVX-512 register.
@@ -29,6 +31,8 @@ class CpuBackend final : public Backend {
 
   void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
             const float* b, int ldb, float beta, float* c, int ldc) override {
+    if (precision_ == MatmulPrecision::bf16)
+      return cpu::gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     cpu::gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
   void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
@@ -104,13 +108,30 @@ class CpuBackend final : public Backend {
             const AdamHyper& hyper) override {
     cpu::adam(params, grads, m, v, n, hyper);
   }
+
+ private:
+  MatmulPrecision precision_;
 };
 
 }  // namespace
 
-Backend& cpu_backend() {
-  static CpuBackend backend;
-  return backend;
+MatmulPrecision parse_matmul_precision(const std::string& name) {
+  if (name == "fp32") return MatmulPrecision::fp32;
+  if (name == "bf16") return MatmulPrecision::bf16;
+  throw Error("unknown precision '" + name + "' (expected fp32 or bf16)");
+}
+
+std::string to_string(MatmulPrecision precision) {
+  return precision == MatmulPrecision::fp32 ? "fp32" : "bf16";
+}
+
+Backend& cpu_backend(MatmulPrecision precision) {
+  static CpuBackend fp32(MatmulPrecision::fp32);
+  if (precision == MatmulPrecision::fp32) return fp32;
+  if (!cpu::bf16_matmul_supported())
+    throw Error("precision bf16 needs a CPU with AVX512-BF16, which this one lacks; use fp32");
+  static CpuBackend bf16(MatmulPrecision::bf16);
+  return bf16;
 }
 
 }  // namespace attn

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "kernels/cpu/matmul_primitive.h"
 #include "kernels/cpu/ops.h"
 
 namespace attn::cpu {
@@ -82,8 +83,23 @@ void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const fl
     }
     return;
   }
-  // Attention's matrices are small (e.g. 32×32×64): one single-threaded product per thread beats
-  // splitting each product over the threads. oneDNN runs sequentially inside a parallel region.
+  // Attention's matrices are small (e.g. 32×32×64) and many: where oneDNN has its brgemm kernel
+  // for the layout, one batched primitive runs them ~4× faster than a loop of sgemm calls
+  // (measured: 140 against 35 GFLOP/s). A broadcast operand (stride 0) takes the loop.
+  const bool broadcast = (batch.outer > 1 && (batch.a_outer == 0 || batch.b_outer == 0 || batch.c_outer == 0)) ||
+                         (batch.inner > 1 && (batch.a_inner == 0 || batch.b_inner == 0 || batch.c_inner == 0));
+  if (!broadcast) {
+    MatmulDesc d;
+    d.outer = batch.outer, d.inner = batch.inner, d.m = m, d.n = n, d.k = k;
+    d.a_outer = batch.a_outer, d.a_inner = batch.a_inner;
+    d.a_row = ta == Trans::Yes ? 1 : lda, d.a_col = ta == Trans::Yes ? lda : 1;
+    d.b_outer = batch.b_outer, d.b_inner = batch.b_inner;
+    d.b_row = tb == Trans::Yes ? 1 : ldb, d.b_col = tb == Trans::Yes ? ldb : 1;
+    d.c_outer = batch.c_outer, d.c_inner = batch.c_inner, d.c_row = ldc;
+    d.alpha = alpha, d.beta = beta;
+    if (run_matmul_if_fast(d, a, b, c)) return;
+  }
+  // Otherwise one single-threaded sgemm per thread beats splitting each product over the threads.
   bool ok = true;
 #pragma omp parallel for schedule(static) reduction(&& : ok)
   for (int i = 0; i < count; ++i) {

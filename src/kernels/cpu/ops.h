@@ -6,6 +6,12 @@ namespace attn::cpu {
 
 void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
           const float* b, int ldb, float beta, float* c, int ldc);
+// bf16 inputs, float32 accumulation and output (gemm_bf16.cpp); needs bf16_matmul_supported().
+// Products with m, n or k below kMinBf16Dim are computed in float32.
+extern const int kMinBf16Dim;
+void gemm_bf16(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
+               const float* b, int ldb, float beta, float* c, int ldc);
+bool bf16_matmul_supported();
 void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
                   const float* b, int ldb, float beta, float* c, int ldc, const GemmBatch& batch);
 

@@ -1,0 +1,31 @@
+#pragma once
+// oneDNN matmul primitives for C = alpha·A·B + beta·C over up to two batch dimensions with any
+// strides (attention's per-sentence, per-head blocks inside [tokens, heads·d] matrices), kept in a
+// per-thread cache: building one JIT-compiles code (0.1-0.5 ms), running one can take microseconds.
+#include <cstdint>
+
+namespace attn::cpu {
+
+enum class MatmulInput { f32, bf16 };
+
+// Strides are in elements. A is [outer, inner, m, k], B is [outer, inner, k, n] and C is
+// [outer, inner, m, n]; a transposed operand simply has its row and column strides swapped.
+struct MatmulDesc {
+  MatmulInput input = MatmulInput::f32;  // A and B; C is always float32
+  int outer = 1, inner = 1, m = 0, n = 0, k = 0;
+  std::int64_t a_outer = 0, a_inner = 0, a_row = 0, a_col = 0;
+  std::int64_t b_outer = 0, b_inner = 0, b_row = 0, b_col = 0;
+  std::int64_t c_outer = 0, c_inner = 0, c_row = 0;
+  float alpha = 1, beta = 0;
+  bool operator==(const MatmulDesc&) const = default;
+};
+
+// Runs the product described by desc on a, b (float or bf16 as desc.input says) and c.
+void run_matmul(const MatmulDesc& desc, const void* a, const void* b, float* c);
+
+// Runs it only if oneDNN has its fast (brgemm) kernel for this layout, and says whether it did.
+// Batched products need each batch entry's rows to lie densely: attention over a fused QKV
+// matrix (row stride 3·heads·d_k) gets oneDNN's generic batched gemm, slower than a loop of sgemm.
+bool run_matmul_if_fast(const MatmulDesc& desc, const void* a, const void* b, float* c);
+
+}  // namespace attn::cpu
