@@ -47,7 +47,7 @@ TEST(Training, LearnsToReverseSentencesToNinetyNinePercentExactMatch) {
 TEST(Training, LearnsToReverseSentencesInMixedPrecision) {
   if (!cpu::bf16_matmul_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16";
   // Wide enough (128) that the layers' products run in bf16 rather than falling back to fp32.
-  learn_to_reverse("learn_reverse_bf16", 1000, [](TrainOptions& o) {
+  learn_to_reverse("learn_reverse_bf16", 1500, [](TrainOptions& o) {
     o.precision = "bf16";
     o.model.d_model = o.model.d_ff = 128;
     o.model.heads = 4;
