@@ -16,6 +16,7 @@
 #include "core/atomic_file.h"
 #include "core/clock_text.h"
 #include "core/error.h"
+#include "core/json_file.h"
 #include "core/text_file.h"
 
 namespace attn::cli {
@@ -34,16 +35,6 @@ std::pair<std::string, std::string> split_once(const std::string& s, char sep, c
   const auto at = s.find(sep);
   if (at == std::string::npos) throw Error(what + ": expected '" + std::string(1, sep) + "' in '" + s + "'");
   return {s.substr(0, at), s.substr(at + 1)};
-}
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw_in(path, "cannot open");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw_in(path, std::string("not valid JSON: ") + e.what());
-  }
 }
 
 std::string fixed(double v, int digits) {
@@ -92,7 +83,7 @@ void run(const ReportArguments& args) {
     if (j.is_discarded()) continue;
     (j.value("type", "") == "valid" ? valids : steps).push_back(j);
   }
-  const nlohmann::json config = read_json((train / "config.json").string());
+  const nlohmann::json config = read_json_file((train / "config.json").string(), "the run's configuration");
 
   // Learning curve (a run shorter than log_every updates has no records to draw).
   ChartSeries train_loss{"train loss (label-smoothed)", "#1f77b4", false, {}};
@@ -121,7 +112,7 @@ void run(const ReportArguments& args) {
     for (const auto& r : args.results) {
       const auto [label, file] = split_once(r, '=', "--result");
       const auto [system, test] = split_once(label, '|', "--result");
-      const auto scores = read_json(file);
+      const auto scores = read_json_file(file, "the scores file");
       std::string bleu = "-", chrf = "-";
       for (const auto& s : scores) {
         if (s["name"] == "BLEU") bleu = fixed(s["score"].get<double>(), 2), bleu_signature = s["signature"];

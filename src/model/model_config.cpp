@@ -9,6 +9,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/float_decimal.h"
+#include "core/json_file.h"
 
 namespace attn {
 
@@ -114,14 +115,7 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
 }
 
 ModelConfig load_model_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw_in(path, "cannot open model config");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw_in(path, std::string("not valid JSON: ") + e.what());
-  }
+  const nlohmann::json j = read_json_file(path, "model config");
   try {
     return j.get<ModelConfig>();
   } catch (const Error& e) {

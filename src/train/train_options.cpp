@@ -6,6 +6,8 @@
 
 #include "core/error.h"
 #include "core/float_decimal.h"
+#include "core/json_file.h"
+#include "kernels/backend.h"
 
 namespace attn {
 
@@ -119,17 +121,7 @@ void apply_options_json(const nlohmann::json& j, TrainOptions& options, const st
   }
 }
 
-nlohmann::json read_options_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw_in(path, "cannot open the configuration file");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw_in(path, std::string("not valid JSON: ") + e.what());
-  }
-  return j;
-}
+nlohmann::json read_options_file(const std::string& path) { return read_json_file(path, "the configuration file"); }
 
 void validate(const TrainOptions& o) {
   auto need = [](bool ok, const std::string& what) {
@@ -148,7 +140,7 @@ void validate(const TrainOptions& o) {
   need(o.keep_checkpoints >= 1, "keep_checkpoints must be at least 1");
   need(o.snapshot_every_minutes >= 0, "snapshot_every_minutes must be >= 0");
   need(o.log_every >= 1, "log_every must be at least 1");
-  need(o.precision == "fp32" || o.precision == "bf16", "precision must be fp32 or bf16, not '" + o.precision + "'");
+  parse_matmul_precision(o.precision);  // throws naming the accepted values
   need(o.max_length <= o.model.max_positions, "max_length must not exceed the model's max_positions");
   o.model.validate();
 }

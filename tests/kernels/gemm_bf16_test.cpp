@@ -101,10 +101,10 @@ TEST_F(GemmBf16Test, AllTransposesEqualTheProductOfRoundedInputs) {
 
 TEST_F(GemmBf16Test, ReusedShapesTakeNewDataAndSmallProductsStayFloat32) {
   Backend& be = cpu_backend(MatmulPrecision::bf16);
+  unsigned seed = 10;
   for (const Product p : {Product{false, true, 256, 128, 192, 192, 192, 128},   // cached primitive, twice
                           Product{false, true, 256, 128, 192, 192, 192, 128},
                           Product{false, true, 32, 512, 256, 256, 256, 512}}) {  // 32 rows: float32
-    static unsigned seed = 10;
     auto a = random_values(static_cast<std::size_t>(p.m) * p.lda, ++seed);
     auto b = random_values(static_cast<std::size_t>(p.n) * p.ldb, ++seed);
     std::vector<float> c(static_cast<std::size_t>(p.m) * p.ldc, 0.0f);
