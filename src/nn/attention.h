@@ -16,6 +16,11 @@ struct HeadsView {
   std::int64_t batch_stride = 0;
 };
 
+// A dense [batch·length, width] matrix of heads (consecutive rows width floats apart).
+inline HeadsView dense_heads(const float* data, int width, int length) {
+  return {data, width, static_cast<std::int64_t>(length) * width};
+}
+
 struct AttentionShape {
   int batch = 0, heads = 0, d_k = 0, d_v = 0;
   int queries = 0, keys = 0;  // per sentence

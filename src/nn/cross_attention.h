@@ -1,6 +1,6 @@
 #pragma once
 // Encoder-decoder attention: queries from the decoder, keys and values from the encoder's output
-// (the "memory"), with W_k and W_v stacked into one product.
+// (the "memory"); W_k and W_v are stored stacked as one matrix.
 #include <cstdint>
 
 #include "nn/attention.h"
@@ -17,7 +17,7 @@ struct CrossAttention {
 
   struct Cache {
     float* q = nullptr;      // [B·T, h·d_k]
-    float* kv = nullptr;     // [B·S, h·(d_k + d_v)]
+    float* kv = nullptr;     // K [B·S, h·d_k] then V [B·S, h·d_v] (dense, as in SelfAttention)
     float* probs = nullptr;  // [B, h, T, S]
     float* ctx = nullptr;    // [B·T, h·d_v]
   };
@@ -25,7 +25,8 @@ struct CrossAttention {
   AttentionShape shape(int batch, int queries, int keys) const {
     return {batch, heads, d_k, d_v, queries, keys};
   }
-  // Views of the projected memory in cache.kv, for `length` memory rows per sentence.
+  // Views of memory projected by the fused kv product ([rows, h·(d_k + d_v)], as incremental
+  // decoding keeps it), for `length` memory rows per sentence.
   HeadsView keys(const float* kv_rows, int length) const;
   HeadsView values(const float* kv_rows, int length) const;
 

@@ -13,6 +13,14 @@ struct Linear {
   float* bias_grad = nullptr;
   int in = 0, out = 0;
 
+  // The output rows [first, first + count) of this layer as a layer of its own (a slice of a
+  // fused projection such as W_q, W_k, W_v stacked), sharing the weights and gradients.
+  Linear rows(int first, int count) const {
+    return {weight + static_cast<std::int64_t>(first) * in, bias + first,
+            weight_grad ? weight_grad + static_cast<std::int64_t>(first) * in : nullptr,
+            bias_grad ? bias_grad + first : nullptr, in, count};
+  }
+
   // y [rows, out] (row stride ldy, default out) = x [rows, in] · Wᵀ + b, optionally through ReLU.
   void forward(Backend& be, const float* x, std::int64_t rows, float* y, bool relu = false,
                int ldy = 0) const;

@@ -1,6 +1,9 @@
 // Matrix products against a naive double-precision triple loop.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
+
 #include "common/backends.h"
 #include "common/device_vector.h"
 
@@ -72,6 +75,26 @@ TEST_P(GemmTest, FewRowsThroughAWideLayer) {
     }
 }
 
+TEST_P(GemmTest, ManyRowsIntoANarrowLayer) {
+  // x·Wᵀ with many rows, k ≥ n (a feed-forward network's second product), strided, with beta.
+  Backend& be = *GetParam();
+  for (float beta : {0.0f, 0.5f}) {
+    const int m = 1030, n = 130, k = 260, lda = k + 3, ldb = k + 1, ldc = n + 2;
+    auto a = random_values(static_cast<std::size_t>(m) * lda, 12);
+    auto b = random_values(static_cast<std::size_t>(n) * ldb, 13);
+    auto c = random_values(static_cast<std::size_t>(m) * ldc, 14);
+    auto expected = c;
+    reference_gemm(false, true, m, n, k, 0.75f, a, lda, b, ldb, beta, expected, ldc);
+    auto da = testing::to_device(be, a), db = testing::to_device(be, b), dc = testing::to_device(be, c);
+    be.gemm(Trans::No, Trans::Yes, m, n, k, 0.75f, da.data(), lda, db.data(), ldb, beta, dc.data(), ldc);
+    auto got = testing::to_host(be, dc);
+    for (int i = 0; i < m; ++i) {
+      for (int j = 0; j < n; ++j) ASSERT_NEAR(got[i * ldc + j], expected[i * ldc + j], 1e-4) << beta;
+      for (int j = n; j < ldc; ++j) ASSERT_EQ(got[i * ldc + j], c[i * ldc + j]);  // padding untouched
+    }
+  }
+}
+
 TEST_P(GemmTest, HandWorkedProduct) {
   Backend& be = *GetParam();
   // [1 2; 3 4] · [5 6; 7 8] = [19 22; 43 50]
@@ -85,7 +108,7 @@ TEST_P(GemmTest, HandWorkedProduct) {
 TEST_P(GemmTest, TwoLevelBatchLikeAttentionHeads) {
   Backend& be = *GetParam();
   // Q·Kᵀ per (sentence, head) on [B, T, H·dk] rows, as multi-head attention lays them out: dense
-  // rows (oneDNN's batched brgemm) and rows inside a fused [B, T, 3·H·dk] QKV matrix (sgemm loop).
+  // rows and rows inside a fused [B, T, 3·H·dk] QKV matrix.
   const int B = 3, H = 4, T = 7, dk = 5;
   for (int ld : {H * dk, 3 * H * dk}) {
     auto q = random_values(static_cast<std::size_t>(B) * T * ld, 4);
@@ -128,6 +151,46 @@ TEST_P(GemmTest, BatchedDecodingShapesAllTransposes) {
         for (std::size_t i = 0; i < got.size(); ++i)
           ASSERT_NEAR(got[i], expected[i], 1e-5) << "m=" << m << " ta=" << ta << " tb=" << tb << " at " << i;
       }
+}
+
+TEST_P(GemmTest, BatchedBlocksAllTransposesWithRaggedEdges) {
+  // Attention-sized blocks whose sides are not multiples of the kernels' tiles (8 rows, 16 and 32
+  // columns), every transpose, with beta, and with beta = 0 over NaN (C must not be read then);
+  // one side over 256 takes the other route.
+  Backend& be = *GetParam();
+  const int outer = 2, inner = 3;
+  struct Dims {
+    int m, n, k;
+  };
+  for (Dims d : {Dims{5, 7, 3}, Dims{9, 16, 64}, Dims{37, 33, 20}, Dims{17, 40, 1}, Dims{8, 260, 6}})
+    for (bool ta : {false, true})
+      for (bool tb : {false, true})
+        for (float beta : {0.25f, 0.0f}) {
+          const int m = d.m, n = d.n, k = d.k;
+          const int lda = (ta ? m : k) + 1, ldb = (tb ? k : n) + 2, ldc = n + 3;
+          const std::int64_t sa = static_cast<std::int64_t>(ta ? k : m) * lda,
+                             sb = static_cast<std::int64_t>(tb ? n : k) * ldb, sc = static_cast<std::int64_t>(m) * ldc;
+          const int count = outer * inner;
+          auto a = random_values(static_cast<std::size_t>(sa * count), 16);
+          auto b = random_values(static_cast<std::size_t>(sb * count), 17);
+          auto c = random_values(static_cast<std::size_t>(sc * count), 18);
+          if (beta == 0.0f) std::fill(c.begin(), c.end(), std::numeric_limits<float>::quiet_NaN());
+          auto expected = c;
+          if (beta == 0.0f) std::fill(expected.begin(), expected.end(), 0.0f);
+          for (int i = 0; i < count; ++i)
+            reference_gemm(ta, tb, m, n, k, 0.5f, a, lda, b, ldb, beta, expected, ldc, i * sa, i * sb, i * sc);
+          auto da = testing::to_device(be, a), db = testing::to_device(be, b), dc = testing::to_device(be, c);
+          be.gemm_batched(Trans{ta}, Trans{tb}, m, n, k, 0.5f, da.data(), lda, db.data(), ldb, beta, dc.data(), ldc,
+                          GemmBatch{outer, inner, inner * sa, sa, inner * sb, sb, inner * sc, sc});
+          auto got = testing::to_host(be, dc);
+          for (int i = 0; i < count; ++i)
+            for (int r = 0; r < m; ++r)
+              for (int j = 0; j < n; ++j) {
+                const std::size_t at = i * sc + static_cast<std::size_t>(r) * ldc + j;
+                ASSERT_NEAR(got[at], expected[at], 1e-5)
+                    << m << "x" << n << "x" << k << " ta=" << ta << " tb=" << tb << " beta=" << beta;
+              }
+        }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, GemmTest, ::testing::ValuesIn(testing::all_backends()),

@@ -41,7 +41,9 @@ void learn_to_reverse(const std::string& name, std::int64_t steps, Adjust adjust
 }
 
 TEST(Training, LearnsToReverseSentencesToNinetyNinePercentExactMatch) {
-  learn_to_reverse("learn_reverse", 1500, [](TrainOptions&) {});
+  // Measured: 1500 steps at lr scale 0.2 gave 184-198 of 200 depending on the order of float
+  // sums; 2500 at 0.5 gives 200 and so do 3000, so the test sits on the plateau, not its edge.
+  learn_to_reverse("learn_reverse", 2500, [](TrainOptions& o) { o.lr_scale = 0.5; });
 }
 
 TEST(Training, LearnsToReverseSentencesInMixedPrecision) {

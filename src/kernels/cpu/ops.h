@@ -14,6 +14,11 @@ void gemm_bf16(Trans ta, Trans tb, int m, int n, int k, float alpha, const float
 bool bf16_matmul_supported();
 void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
                   const float* b, int ldb, float beta, float* c, int ldc, const GemmBatch& batch);
+// The same for products with m, n and k all at most kMaxSmallGemm (small_gemm_batched.cpp);
+// says whether it ran (it needs AVX-512).
+constexpr int kMaxSmallGemm = 256;
+bool small_gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
+                        const float* b, int ldb, float beta, float* c, int ldc, const GemmBatch& batch);
 
 void fill(float* x, std::int64_t n, float value);
 void add(const float* a, const float* b, float* y, std::int64_t n);

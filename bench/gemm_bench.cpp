@@ -1,0 +1,108 @@
+// Benchmark: the training step's matrix products, through the two float32 routes oneDNN offers
+// here: sgemm (dnnl_sgemm) and the matmul primitive (its brgemm kernel). The median of 7 runs.
+//   gemm_bench [D_MODEL D_FF]...     default: 256 1024 (small) and 512 2048 (base); 4096 rows, vocab 8000
+// Then attention's batched per-(sentence, head) products (128 sentences × 32 tokens, d_k 64):
+// the AVX-512 small-block kernel against oneDNN's batched matmul.
+// Decides kernels/cpu/gemm.cpp's choice of route per layout.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "kernels/backend.h"
+#include "kernels/cpu/matmul_primitive.h"
+#include "kernels/cpu/ops.h"
+
+#include <dnnl.h>
+
+namespace {
+
+double seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+struct Shape {
+  int m, n, k;
+  bool ta, tb;
+};
+
+template <typename F>
+double median_seconds(F&& run) {
+  run();  // warm-up: JIT, first touch
+  std::vector<double> t;
+  for (int i = 0; i < 7; ++i) {
+    const double start = seconds();
+    run();
+    t.push_back(seconds() - start);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::pair<int, int>> sizes;
+  for (int i = 1; i + 1 < argc; i += 2) sizes.emplace_back(std::atoi(argv[i]), std::atoi(argv[i + 1]));
+  if (sizes.empty()) sizes = {{256, 1024}, {512, 2048}};
+  const int rows = 4096, vocab = 8000;
+  for (auto [d, ff] : sizes) {
+    // Forward x·Wᵀ (NT), backward dy·W (NN) and dyᵀ·x (TN) for each layer kind.
+    const std::vector<Shape> shapes{
+        {rows, ff, d, false, true},    {rows, d, ff, false, true},    {rows, d, d, false, true},
+        {rows, 3 * d, d, false, true}, {rows, vocab, d, false, true}, {rows, d, ff, false, false},
+        {rows, ff, d, false, false},   {rows, d, d, false, false},    {rows, d, vocab, false, false},
+        {ff, d, rows, true, false},    {d, ff, rows, true, false},    {d, d, rows, true, false},
+        {vocab, d, rows, true, false}};
+    for (const Shape& s : shapes) {
+      const int a_cols = s.ta ? s.m : s.k, b_cols = s.tb ? s.k : s.n;
+      std::vector<float> a(static_cast<std::size_t>(s.m) * s.k, 0.5f), b(static_cast<std::size_t>(s.k) * s.n, 0.25f),
+          c(static_cast<std::size_t>(s.m) * s.n);
+      attn::cpu::MatmulDesc desc;
+      desc.m = s.m, desc.n = s.n, desc.k = s.k;
+      desc.a_row = s.ta ? 1 : a_cols, desc.a_col = s.ta ? a_cols : 1;
+      desc.b_row = s.tb ? 1 : b_cols, desc.b_col = s.tb ? b_cols : 1;
+      desc.c_row = s.n;
+      const double sgemm = median_seconds([&] {
+        dnnl_sgemm(s.ta ? 'T' : 'N', s.tb ? 'T' : 'N', s.m, s.n, s.k, 1.0f, a.data(), a_cols, b.data(), b_cols,
+                   0.0f, c.data(), s.n);
+      });
+      const double matmul = median_seconds([&] { attn::cpu::run_matmul(desc, a.data(), b.data(), c.data()); });
+      const double flop = 2.0 * s.m * s.n * s.k;
+      std::printf("gemm %c%c %5dx%5dx%5d  sgemm %4.0f GFLOP/s  matmul %4.0f GFLOP/s\n", s.ta ? 'T' : 'N',
+                  s.tb ? 'T' : 'N', s.m, s.n, s.k, flop / sgemm / 1e9, flop / matmul / 1e9);
+    }
+    // Scores Q·Kᵀ (NT) and context P·V (NN) over [B·T, H·64] rows, H = d_model / 64.
+    const int B = 128, T = 32, dk = 64, H = d / dk, hd = H * dk;
+    const std::int64_t block = T * T;
+    std::vector<float> q(static_cast<std::size_t>(B) * T * hd, 0.5f), k(q.size(), 0.25f), ctx(q.size()),
+        probs(static_cast<std::size_t>(B) * H * block, 0.125f);
+    for (bool scores : {true, false}) {
+      attn::cpu::MatmulDesc desc;
+      desc.outer = B, desc.inner = H, desc.m = T, desc.n = scores ? T : dk, desc.k = scores ? dk : T;
+      attn::GemmBatch batch{};
+      if (scores) {
+        batch = {B, H, T * hd, dk, T * hd, dk, H * block, block};
+        desc.a_row = hd, desc.a_col = 1, desc.b_row = 1, desc.b_col = hd, desc.c_row = T;
+      } else {
+        batch = {B, H, H * block, block, T * hd, dk, T * hd, dk};
+        desc.a_row = T, desc.a_col = 1, desc.b_row = hd, desc.b_col = 1, desc.c_row = hd;
+      }
+      desc.a_outer = batch.a_outer, desc.a_inner = batch.a_inner, desc.b_outer = batch.b_outer;
+      desc.b_inner = batch.b_inner, desc.c_outer = batch.c_outer, desc.c_inner = batch.c_inner;
+      const float* a = scores ? q.data() : probs.data();
+      const float* b = scores ? k.data() : q.data();
+      float* c = scores ? probs.data() : ctx.data();
+      const attn::Trans tb = scores ? attn::Trans::Yes : attn::Trans::No;
+      const double small = median_seconds([&] {
+        attn::cpu::small_gemm_batched(attn::Trans::No, tb, desc.m, desc.n, desc.k, 1.0f, a, static_cast<int>(desc.a_row),
+                                      b, hd, 0.0f, c, static_cast<int>(desc.c_row), batch);
+      });
+      const double matmul = median_seconds([&] { attn::cpu::run_matmul(desc, a, b, c); });
+      const double flop = 2.0 * B * H * T * T * dk;
+      std::printf("batched %s %dx%d blocks of %dx%dx%d  small-block %4.0f GFLOP/s  matmul %4.0f GFLOP/s\n",
+                  scores ? "NT" : "NN", B, H, desc.m, desc.n, desc.k, flop / small / 1e9, flop / matmul / 1e9);
+    }
+  }
+}

@@ -1,0 +1,124 @@
+// Many small products at once (attention's per-sentence, per-head blocks: 32 × 32 × 64 each, a
+// few hundred per call). oneDNN runs them at 60-90 GFLOP/s here, its per-block overhead being
+// as large as the block's work; a register-tiled AVX-512 loop with the operands read in place
+// (only a transposed B is copied, into the k × n order the tile reads) runs them faster
+// (bench/gemm_bench, "batched" lines).
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+#include "kernels/cpu/ops.h"
+
+namespace attn::cpu {
+
+#if defined(__AVX512F__)
+namespace {
+
+// Operand A read element by element: A(i, p) = a[i·row + p·col].
+struct Strided {
+  const float* a;
+  std::int64_t row, col;
+};
+
+// Calls f(std::integral_constant<int, I>) for I = 0 .. N-1: indices known at compile time keep
+// the accumulators in registers (with a runtime loop GCC keeps them in memory).
+template <int N, typename F>
+inline void unrolled(F&& f) {
+  [&]<int... I>(std::integer_sequence<int, I...>) { (f(std::integral_constant<int, I>{}), ...); }(
+      std::make_integer_sequence<int, N>{});
+}
+
+// C[R rows, up to 32 columns] = alpha·A·B + beta·C with B's rows contiguous (b + p·ldb).
+template <int R>
+void tile(int k, Strided a, const float* b, std::int64_t ldb, __mmask16 m0, __mmask16 m1, float alpha,
+          float beta, float* c, std::int64_t ldc) {
+  __m512 acc0[R], acc1[R];
+  unrolled<R>([&](auto r) { acc0[r] = acc1[r] = _mm512_setzero_ps(); });
+  for (int p = 0; p < k; ++p) {
+    const float* bp = b + p * ldb;
+    const __m512 b0 = _mm512_maskz_loadu_ps(m0, bp), b1 = _mm512_maskz_loadu_ps(m1, bp + 16);
+    const float* ap = a.a + p * a.col;
+    unrolled<R>([&](auto r) {
+      const __m512 x = _mm512_set1_ps(ap[r * a.row]);
+      acc0[r] = _mm512_fmadd_ps(x, b0, acc0[r]);
+      acc1[r] = _mm512_fmadd_ps(x, b1, acc1[r]);
+    });
+  }
+  const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+  unrolled<R>([&](auto r) {
+    float* cr = c + r * ldc;
+    __m512 y0 = _mm512_mul_ps(va, acc0[r]), y1 = _mm512_mul_ps(va, acc1[r]);
+    if (beta != 0.0f) {  // C may hold NaN garbage when beta is 0: never read it then
+      y0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, cr), y0);
+      y1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, cr + 16), y1);
+    }
+    _mm512_mask_storeu_ps(cr, m0, y0);
+    _mm512_mask_storeu_ps(cr + 16, m1, y1);
+  });
+}
+
+using TileFn = void (*)(int, Strided, const float*, std::int64_t, __mmask16, __mmask16, float, float, float*,
+                        std::int64_t);
+constexpr int kRows = 8;  // 8 rows × 2 vectors: 16 accumulators of the 32 registers
+constexpr TileFn kTiles[kRows + 1] = {nullptr, tile<1>, tile<2>, tile<3>, tile<4>, tile<5>, tile<6>, tile<7>, tile<8>};
+
+__mmask16 first_lanes(int count) {
+  return count >= 16 ? __mmask16(0xffff) : count <= 0 ? __mmask16(0) : __mmask16((1u << count) - 1);
+}
+
+void one_product(Trans ta, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+                 std::int64_t ldb, float beta, float* c, int ldc) {
+  const Strided sa = ta == Trans::Yes ? Strided{a, 1, lda} : Strided{a, lda, 1};
+  for (int j = 0; j < n; j += 32) {
+    const __mmask16 m0 = first_lanes(n - j), m1 = first_lanes(n - j - 16);
+    for (int i = 0; i < m; i += kRows) {
+      const int rows = std::min(kRows, m - i);
+      kTiles[rows](k, Strided{sa.a + i * sa.row, sa.row, sa.col}, b + j, ldb, m0, m1, alpha, beta,
+                   c + static_cast<std::int64_t>(i) * ldc + j, ldc);
+    }
+  }
+}
+
+}  // namespace
+
+bool small_gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
+                        const float* b, int ldb, float beta, float* c, int ldc, const GemmBatch& batch) {
+  if (m > kMaxSmallGemm || n > kMaxSmallGemm || k > kMaxSmallGemm) return false;
+  const int count = batch.outer * batch.inner;
+#pragma omp parallel
+  {
+    thread_local std::vector<float> packed;  // a transposed B, k × n
+    if (tb == Trans::Yes) packed.resize(static_cast<std::size_t>(k) * n);
+#pragma omp for schedule(static)
+    for (int i = 0; i < count; ++i) {
+      const int o = i / batch.inner, h = i % batch.inner;
+      const float* bi = b + o * batch.b_outer + h * batch.b_inner;
+      std::int64_t ld = ldb;
+      if (tb == Trans::Yes) {
+        for (int p = 0; p < k; ++p)
+          for (int j = 0; j < n; ++j) packed[static_cast<std::size_t>(p) * n + j] = bi[static_cast<std::int64_t>(j) * ldb + p];
+        bi = packed.data(), ld = n;
+      }
+      one_product(ta, m, n, k, alpha, a + o * batch.a_outer + h * batch.a_inner, lda, bi, ld, beta,
+                  c + o * batch.c_outer + h * batch.c_inner, ldc);
+    }
+  }
+  return true;
+}
+
+#else
+
+bool small_gemm_batched(Trans, Trans, int, int, int, float, const float*, int, const float*, int, float, float*, int,
+                        const GemmBatch&) {
+  return false;  // built without AVX-512: the caller takes oneDNN
+}
+
+#endif
+
+}  // namespace attn::cpu
