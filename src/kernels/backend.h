@@ -32,6 +32,10 @@ struct LossSums {
   double loss = 0;           // label-smoothed cross-entropy
   double nll = 0;            // plain negative log-likelihood of the targets
   std::int64_t tokens = 0;   // targets that were not ignored
+  LossSums& operator+=(const LossSums& o) {
+    loss += o.loss, nll += o.nll, tokens += o.tokens;
+    return *this;
+  }
 };
 
 struct AdamHyper {

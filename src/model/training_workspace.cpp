@@ -35,44 +35,55 @@ void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int
   src_lengths = a.take<std::int32_t>(batch);
   tgt_lengths = a.take<std::int32_t>(batch);
 
+  const std::int64_t rows = std::max(rs, rt);
   encoder_input = a.take<float>(rs * d);
+  float* const alternating[2] = {a.take<float>(rows * d), a.take<float>(rows * d)};
+  float* const memory = a.take<float>(rs * d);
+  // Sublayer outputs: one set for all layers (recomputed in backward).
+  float* const first_sublayer = a.take<float>(rows * d);
+  float* const second_sublayer = a.take<float>(rt * d);
+  // Attention's probabilities and context, likewise.
+  const int longest = std::max(src_len, tgt_len);
+  float* const probs = a.take<float>(heads_b * longest * longest);
+  float* const context = a.take<float>(rows * hv);
   encoder.resize(c.encoder_layers);
   encoder_outputs.resize(c.encoder_layers);
   for (int i = 0; i < c.encoder_layers; ++i) {
     auto& e = encoder[i];
-    e.attention = {a.take<float>(rs * c.qkv_width()), a.take<float>(heads_b * src_len * src_len),
-                   a.take<float>(rs * hv)};
+    e.attention = {a.take<float>(rs * c.qkv_width()), probs, context};
     e.attention_residual = take_residual(a, rs, d);
-    e.middle = a.take<float>(rs * d);
+    e.middle = first_sublayer;
     e.hidden = a.take<float>(rs * c.d_ff);
     e.ffn_residual = take_residual(a, rs, d);
-    encoder_outputs[i] = a.take<float>(rs * d);
+    encoder_outputs[i] = i + 1 == c.encoder_layers ? memory : alternating[i % 2];
   }
   decoder_input = a.take<float>(rt * d);
   decoder.resize(c.decoder_layers);
   decoder_outputs.resize(c.decoder_layers);
   for (int i = 0; i < c.decoder_layers; ++i) {
     auto& l = decoder[i];
-    l.self_attention = {a.take<float>(rt * c.qkv_width()), a.take<float>(heads_b * tgt_len * tgt_len),
-                        a.take<float>(rt * hv)};
+    l.self_attention = {a.take<float>(rt * c.qkv_width()), probs, context};
     l.self_residual = take_residual(a, rt, d);
-    l.after_self = a.take<float>(rt * d);
+    l.after_self = first_sublayer;
     l.cross_attention = {a.take<float>(rt * hk), a.take<float>(rs * (hk + hv)),
-                         a.take<float>(heads_b * tgt_len * src_len), a.take<float>(rt * hv)};
+                         probs, context};
     l.cross_residual = take_residual(a, rt, d);
-    l.after_cross = a.take<float>(rt * d);
+    l.after_cross = second_sublayer;
     l.hidden = a.take<float>(rt * c.d_ff);
     l.ffn_residual = take_residual(a, rt, d);
-    decoder_outputs[i] = a.take<float>(rt * d);
+    decoder_outputs[i] = alternating[i % 2];
   }
-  logits = a.take<float>(rt * c.vocab_size);
+  std::int64_t block = kLogitsBlockElements / c.vocab_size;
+  if (block > 64) block -= block % 64;  // even blocks for the usual batch shapes
+  logits_rows = std::min(rt, std::max<std::int64_t>(1, block));
+  if (max_logits_rows > 0) logits_rows = std::min(logits_rows, max_logits_rows);
+  logits = a.take<float>(logits_rows * c.vocab_size);
   if (!backward) {
-    d_decoder = d_memory = nullptr;
+    d_decoder = d_memory = layer_input = nullptr;
     scratch = {};
     return;
   }
-  const std::int64_t rows = std::max(rs, rt);
-  const int longest = std::max(src_len, tgt_len);
+  layer_input = alternating[0];  // free once the output layer has read the last decoder output
   d_decoder = a.take<float>(rt * d);
   d_memory = a.take<float>(rs * d);
   scratch.d_sublayer = a.take<float>(rows * d);

@@ -184,7 +184,17 @@ void Transformer::forward(const TokenBatch& b, const nn::Dropout& dropout) {
                         ws.decoder[i], ws.decoder_outputs[i]);
     x = ws.decoder_outputs[i];
   }
-  embedding_.project(be, x, static_cast<std::int64_t>(b.batch) * b.tgt_len, ws.logits);
+}
+
+template <typename Block>
+void Transformer::for_each_logits_block(const TokenBatch& b, Block&& block) {
+  const std::int64_t rows = static_cast<std::int64_t>(b.batch) * b.tgt_len;
+  for (std::int64_t first = 0; first < rows; first += workspace_.logits_rows) {
+    const std::int64_t count = std::min(workspace_.logits_rows, rows - first);
+    embedding_.project(*backend_, workspace_.decoder_outputs.back() + first * config_.d_model, count,
+                       workspace_.logits);
+    block(first, count);
+  }
 }
 
 void Transformer::backward(const TokenBatch& b, const nn::Dropout& dropout) {
@@ -192,20 +202,29 @@ void Transformer::backward(const TokenBatch& b, const nn::Dropout& dropout) {
   TrainingWorkspace& ws = workspace_;
   const std::int64_t rows_t = static_cast<std::int64_t>(b.batch) * b.tgt_len;
   const std::int64_t rows_s = static_cast<std::int64_t>(b.batch) * b.src_len;
-  // ws.logits holds ∂L/∂logits (written by the loss).
-  embedding_.project_backward(be, ws.decoder_outputs.back(), rows_t, ws.logits, ws.d_decoder);
+  // ws.d_decoder holds ∂L/∂(last decoder output), from the output layer.
   const float* memory = ws.encoder_outputs.back();
   be.fill(ws.d_memory, rows_s * config_.d_model, 0.0f);
   for (int i = static_cast<int>(decoder_.size()) - 1; i >= 0; --i) {
-    const float* x = i > 0 ? ws.decoder_outputs[i - 1] : ws.decoder_input;
-    decoder_[i].backward(be, x, memory, b.batch, b.tgt_len, b.src_len, dropout, ws.decoder[i], ws.scratch,
+    const float* x = ws.decoder_input;
+    if (i > 0) {
+      residual_norm_output(be, decoder_[i - 1].ffn_norm, ws.decoder[i - 1].ffn_residual, rows_t, ws.layer_input);
+      x = ws.layer_input;
+    }
+    decoder_[i].backward(be, x, memory, b.batch, b.tgt_len, b.src_len, decoder_mask(), memory_mask(), dropout,
+                         ws.decoder[i], ws.scratch,
                          ws.d_decoder, ws.d_memory);
   }
   embedding_.embed_backward(be, ws.tgt_in, b.batch, b.tgt_len, ws.d_decoder, dropout, kTargetEmbeddingSite,
                             positions_grad(true));
   for (int i = static_cast<int>(encoder_.size()) - 1; i >= 0; --i) {
-    const float* x = i > 0 ? ws.encoder_outputs[i - 1] : ws.encoder_input;
-    encoder_[i].backward(be, x, b.batch, b.src_len, dropout, ws.encoder[i], ws.scratch, ws.d_memory);
+    const float* x = ws.encoder_input;
+    if (i > 0) {
+      residual_norm_output(be, encoder_[i - 1].ffn_norm, ws.encoder[i - 1].ffn_residual, rows_s, ws.layer_input);
+      x = ws.layer_input;
+    }
+    encoder_[i].backward(be, x, b.batch, b.src_len, encoder_mask(), dropout, ws.encoder[i], ws.scratch,
+                         ws.d_memory);
   }
   embedding_.embed_backward(be, ws.src, b.batch, b.src_len, ws.d_memory, dropout, kSourceEmbeddingSite,
                             positions_grad(false));
@@ -216,9 +235,16 @@ LossSums Transformer::forward_backward(const TokenBatch& b, const nn::Dropout& d
   workspace_.lay_out(*backend_, config_, b.batch, b.src_len, b.tgt_len, /*backward=*/true);
   upload(b);
   forward(b, dropout);
-  const LossSums sums = backend_->cross_entropy(workspace_.logits, workspace_.tgt_out,
-                                                static_cast<std::int64_t>(b.batch) * b.tgt_len, config_.vocab_size,
-                                                config_.label_smoothing, kPadId, grad_scale, nullptr);
+  LossSums sums;
+  const int d = config_.d_model;
+  for_each_logits_block(b, [&](std::int64_t first, std::int64_t count) {
+    // The loss turns the block's logits into their gradient, which goes straight back through
+    // the output layer.
+    sums += backend_->cross_entropy(workspace_.logits, workspace_.tgt_out + first, count, config_.vocab_size,
+                                    config_.label_smoothing, kPadId, grad_scale, nullptr);
+    embedding_.project_backward(*backend_, workspace_.decoder_outputs.back() + first * d, count,
+                                workspace_.logits, workspace_.d_decoder + first * d);
+  });
   backward(b, dropout);
   return sums;
 }
@@ -227,8 +253,12 @@ LossSums Transformer::evaluate(const TokenBatch& b) {
   workspace_.lay_out(*backend_, config_, b.batch, b.src_len, b.tgt_len, /*backward=*/false);
   upload(b);
   forward(b, nn::Dropout{});
-  return backend_->cross_entropy(workspace_.logits, workspace_.tgt_out, static_cast<std::int64_t>(b.batch) * b.tgt_len,
-                                 config_.vocab_size, config_.label_smoothing, kPadId, 0.0f, nullptr);
+  LossSums sums;
+  for_each_logits_block(b, [&](std::int64_t first, std::int64_t count) {
+    sums += backend_->cross_entropy(workspace_.logits, workspace_.tgt_out + first, count, config_.vocab_size,
+                                    config_.label_smoothing, kPadId, 0.0f, nullptr);
+  });
+  return sums;
 }
 
 std::vector<double> Transformer::sentence_log_probs(const TokenBatch& b) {
@@ -237,8 +267,10 @@ std::vector<double> Transformer::sentence_log_probs(const TokenBatch& b) {
   forward(b, nn::Dropout{});
   const std::int64_t rows = static_cast<std::int64_t>(b.batch) * b.tgt_len;
   DeviceBuffer<float> row_nll(*backend_, static_cast<std::size_t>(rows));
-  backend_->cross_entropy(workspace_.logits, workspace_.tgt_out, rows, config_.vocab_size, 0.0f, kPadId, 0.0f,
-                          row_nll.data());
+  for_each_logits_block(b, [&](std::int64_t first, std::int64_t count) {
+    backend_->cross_entropy(workspace_.logits, workspace_.tgt_out + first, count, config_.vocab_size, 0.0f, kPadId,
+                            0.0f, row_nll.data() + first);
+  });
   std::vector<float> host(static_cast<std::size_t>(rows));
   backend_->copy_to_host(host.data(), row_nll.data(), host.size() * sizeof(float));
   std::vector<double> out(static_cast<std::size_t>(b.batch), 0.0);
@@ -252,7 +284,10 @@ std::vector<float> Transformer::logits(const TokenBatch& b) {
   upload(b);
   forward(b, nn::Dropout{});
   std::vector<float> host(static_cast<std::size_t>(b.batch) * b.tgt_len * config_.vocab_size);
-  backend_->copy_to_host(host.data(), workspace_.logits, host.size() * sizeof(float));
+  for_each_logits_block(b, [&](std::int64_t first, std::int64_t count) {
+    backend_->copy_to_host(host.data() + first * config_.vocab_size, workspace_.logits,
+                           static_cast<std::size_t>(count) * config_.vocab_size * sizeof(float));
+  });
   return host;
 }
 

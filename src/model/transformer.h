@@ -52,6 +52,9 @@ class Transformer {
   LossSums evaluate(const TokenBatch& batch);
   // log P(target + EOS | source) of each sentence (forced decoding, no smoothing, no dropout).
   std::vector<double> sentence_log_probs(const TokenBatch& batch);
+  // Runs the output layer and loss over at most `rows` target rows at a time (0: as many as
+  // TrainingWorkspace::kLogitsBlockElements allow). Results do not depend on it; tests use it.
+  void set_logits_block_rows(std::int64_t rows) { workspace_.max_logits_rows = rows; }
   // Teacher-forced logits [batch · T, vocab] without dropout, copied to the host (tests, scoring).
   std::vector<float> logits(const TokenBatch& batch);
 
@@ -68,7 +71,11 @@ class Transformer {
   void bind_layers();
   float* positions_grad(bool decoder);
   void upload(const TokenBatch& batch);
+  // Encoder and decoder; the output layer and the loss follow a block of rows at a time.
   void forward(const TokenBatch& batch, const nn::Dropout& dropout);
+  // Calls block(first row, rows) with the logits of each block of target rows in workspace_.logits.
+  template <typename Block>
+  void for_each_logits_block(const TokenBatch& batch, Block&& block);
   void backward(const TokenBatch& batch, const nn::Dropout& dropout);
   AttentionMask encoder_mask() const;
   AttentionMask decoder_mask() const;

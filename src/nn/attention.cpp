@@ -6,8 +6,13 @@ namespace attn::nn {
 
 void attention_forward(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, HeadsView v,
                        const AttentionMask& mask, float* probs, float* ctx) {
+  attention_probs(be, s, q, k, mask, probs);
+  attention_context(be, s, probs, v, ctx);
+}
+
+void attention_probs(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k,
+                     const AttentionMask& mask, float* probs) {
   const std::int64_t block = static_cast<std::int64_t>(s.queries) * s.keys;
-  const int ld_ctx = s.heads * s.d_v;
   // scores[b, h] = Q_bh · K_bhᵀ
   be.gemm_batched(Trans::No, Trans::Yes, s.queries, s.keys, s.d_k, 1.0f, q.data, q.ld, k.data, k.ld,
                   0.0f, probs, s.keys,
@@ -15,6 +20,11 @@ void attention_forward(Backend& be, const AttentionShape& s, HeadsView q, HeadsV
                             s.heads * block, block});
   be.attention_softmax(probs, s.batch, s.heads, s.queries, s.keys, mask,
                        1.0f / std::sqrt(static_cast<float>(s.d_k)));
+}
+
+void attention_context(Backend& be, const AttentionShape& s, const float* probs, HeadsView v, float* ctx) {
+  const std::int64_t block = static_cast<std::int64_t>(s.queries) * s.keys;
+  const int ld_ctx = s.heads * s.d_v;
   // ctx[b, :, h] = P_bh · V_bh
   be.gemm_batched(Trans::No, Trans::No, s.queries, s.d_v, s.keys, 1.0f, probs, s.keys, v.data, v.ld,
                   0.0f, ctx, ld_ctx,

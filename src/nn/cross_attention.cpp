@@ -42,12 +42,15 @@ void CrossAttention::forward(Backend& be, const float* x, const float* memory, i
 }
 
 void CrossAttention::backward(Backend& be, const float* x, const float* memory, int batch, int length,
-                              int memory_length, const Cache& cache, const float* dy,
+                              int memory_length, const AttentionMask& mask, const Cache& cache, const float* dy,
                               const AttentionScratch& scratch, float* dx, float* d_memory) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
-  out.backward(be, cache.ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false);
   const std::int64_t memory_rows = static_cast<std::int64_t>(batch) * memory_length;
   const KeysValues m = split(kv, heads * d_k, memory_rows);
+  const AttentionShape s = shape(batch, length, memory_length);
+  attention_probs(be, s, dense_heads(cache.q, q.out, length), m.keys(cache.kv, memory_length), mask, cache.probs);
+  attention_context(be, s, cache.probs, m.values(cache.kv, memory_length), cache.ctx);
+  out.backward(be, cache.ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false);
   attention_backward(be, shape(batch, length, memory_length), dense_heads(cache.q, q.out, length),
                      m.keys(cache.kv, memory_length), m.values(cache.kv, memory_length), cache.probs,
                      scratch.d_ctx, scratch.d_probs, scratch.d_q, scratch.d_kv,

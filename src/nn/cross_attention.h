@@ -18,8 +18,8 @@ struct CrossAttention {
   struct Cache {
     float* q = nullptr;      // [B·T, h·d_k]
     float* kv = nullptr;     // K [B·S, h·d_k] then V [B·S, h·d_v] (dense, as in SelfAttention)
-    float* probs = nullptr;  // [B, h, T, S]
-    float* ctx = nullptr;    // [B·T, h·d_v]
+    float* probs = nullptr;  // [B, h, T, S]; may be shared, like ctx
+    float* ctx = nullptr;    // [B·T, h·d_v]; may be shared: backward recomputes it from probs and V
   };
 
   AttentionShape shape(int batch, int queries, int keys) const {
@@ -32,9 +32,9 @@ struct CrossAttention {
 
   void forward(Backend& be, const float* x, const float* memory, int batch, int length,
                int memory_length, const AttentionMask& mask, const Cache& cache, float* y) const;
-  // dx += ∂L/∂x and d_memory += ∂L/∂memory.
+  // dx += ∂L/∂x and d_memory += ∂L/∂memory. The mask is the forward pass's.
   void backward(Backend& be, const float* x, const float* memory, int batch, int length,
-                int memory_length, const Cache& cache, const float* dy,
+                int memory_length, const AttentionMask& mask, const Cache& cache, const float* dy,
                 const AttentionScratch& scratch, float* dx, float* d_memory) const;
 };
 

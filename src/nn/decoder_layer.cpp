@@ -21,19 +21,22 @@ void DecoderLayer::forward(Backend& be, const float* x, const float* memory, int
 }
 
 void DecoderLayer::backward(Backend& be, const float* x, const float* memory, int batch, int length,
-                            int memory_length, const Dropout& dropout, const Cache& cache,
+                            int memory_length, const AttentionMask& self_mask,
+                            const AttentionMask& memory_mask, const Dropout& dropout, const Cache& cache,
                             const LayerScratch& scratch, float* dy, float* d_memory) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   residual_norm_backward(be, ffn_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 2),
                          cache.ffn_residual, scratch.d_sublayer);
+  residual_norm_output(be, cross_attention_norm, cache.cross_residual, rows, cache.after_cross);
   ffn.backward(be, cache.after_cross, rows, cache.hidden, scratch.d_sublayer, scratch.d_hidden, dy);
   residual_norm_backward(be, cross_attention_norm, dy, rows, dropout.rate,
                          dropout.site(dropout_site + 1), cache.cross_residual, scratch.d_sublayer);
-  cross_attention.backward(be, cache.after_self, memory, batch, length, memory_length,
+  residual_norm_output(be, self_attention_norm, cache.self_residual, rows, cache.after_self);
+  cross_attention.backward(be, cache.after_self, memory, batch, length, memory_length, memory_mask,
                            cache.cross_attention, scratch.d_sublayer, scratch.attention, dy, d_memory);
   residual_norm_backward(be, self_attention_norm, dy, rows, dropout.rate,
                          dropout.site(dropout_site + 0), cache.self_residual, scratch.d_sublayer);
-  self_attention.backward(be, x, batch, length, cache.self_attention, scratch.d_sublayer,
+  self_attention.backward(be, x, batch, length, self_mask, cache.self_attention, scratch.d_sublayer,
                           scratch.attention, dy);
 }
 

@@ -22,10 +22,12 @@ struct DecoderLayer {
   struct Cache {
     SelfAttention::Cache self_attention;
     ResidualNormCache self_residual;
-    float* after_self = nullptr;   // [rows, d_model]
+    // The sublayers' outputs [rows, d_model]. May be shared by all layers (though not with each
+    // other): the backward pass recomputes them from the residual caches.
+    float* after_self = nullptr;
     CrossAttention::Cache cross_attention;
     ResidualNormCache cross_residual;
-    float* after_cross = nullptr;  // [rows, d_model]
+    float* after_cross = nullptr;
     float* hidden = nullptr;       // [rows, d_ff]
     ResidualNormCache ffn_residual;
   };
@@ -36,8 +38,9 @@ struct DecoderLayer {
                const Dropout& dropout, const Cache& cache, float* y) const;
   // On entry dy = ∂L/∂y, on exit ∂L/∂x; d_memory += ∂L/∂memory.
   void backward(Backend& be, const float* x, const float* memory, int batch, int length,
-                int memory_length, const Dropout& dropout, const Cache& cache,
-                const LayerScratch& scratch, float* dy, float* d_memory) const;
+                int memory_length, const AttentionMask& self_mask, const AttentionMask& memory_mask,
+                const Dropout& dropout, const Cache& cache, const LayerScratch& scratch, float* dy,
+                float* d_memory) const;
 };
 
 }  // namespace attn::nn

@@ -19,7 +19,9 @@ struct EncoderLayer {
   struct Cache {
     SelfAttention::Cache attention;
     ResidualNormCache attention_residual;
-    float* middle = nullptr;  // output of the first sublayer [rows, d_model]
+    // Output of the first sublayer [rows, d_model]. May be shared by all layers: the backward
+    // pass recomputes it from attention_residual.
+    float* middle = nullptr;
     float* hidden = nullptr;  // [rows, d_ff]
     ResidualNormCache ffn_residual;
   };
@@ -28,7 +30,7 @@ struct EncoderLayer {
   void forward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask,
                const Dropout& dropout, const Cache& cache, float* y) const;
   // On entry dy = ∂L/∂y, on exit ∂L/∂x.
-  void backward(Backend& be, const float* x, int batch, int length, const Dropout& dropout,
+  void backward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask, const Dropout& dropout,
                 const Cache& cache, const LayerScratch& scratch, float* dy) const;
 };
 

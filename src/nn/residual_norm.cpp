@@ -12,6 +12,11 @@ void residual_norm_forward(Backend& be, const LayerNormParams& norm, const float
   be.layernorm(sum, norm.gamma, norm.beta, y, cache.mean, cache.rstd, rows, norm.dim, norm.eps);
 }
 
+void residual_norm_output(Backend& be, const LayerNormParams& norm, const ResidualNormCache& cache,
+                          std::int64_t rows, float* y) {
+  be.layernorm(cache.sum, norm.gamma, norm.beta, y, nullptr, nullptr, rows, norm.dim, norm.eps);
+}
+
 void residual_norm_backward(Backend& be, const LayerNormParams& norm, float* dy, std::int64_t rows,
                             float dropout, std::uint64_t dropout_seed, const ResidualNormCache& cache,
                             float* d_sublayer_out) {

@@ -39,14 +39,17 @@ void SelfAttention::forward(Backend& be, const float* x, int batch, int length,
   out.forward(be, cache.ctx, rows, y);
 }
 
-void SelfAttention::backward(Backend& be, const float* x, int batch, int length, const Cache& cache,
+void SelfAttention::backward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask,
+                             const Cache& cache,
                              const float* dy, const AttentionScratch& scratch, float* dx) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
-  out.backward(be, cache.ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false);
   const Projections p = projections();
   const Planes at = planes(rows, heads * d_k);
-  float* dq = scratch.d_q;
   const Views v = views(cache.qkv, p, at, length);
+  attention_probs(be, shape(batch, length), v.q, v.k, mask, cache.probs);
+  attention_context(be, shape(batch, length), cache.probs, v.v, cache.ctx);
+  out.backward(be, cache.ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false);
+  float* dq = scratch.d_q;
   attention_backward(be, shape(batch, length), v.q, v.k, v.v, cache.probs, scratch.d_ctx,
                      scratch.d_probs, dq, dq + at.k, dq + at.v);
   p.q.backward(be, x, dq, rows, dx, /*accumulate_dx=*/true);

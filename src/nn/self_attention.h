@@ -25,8 +25,8 @@ struct SelfAttention {
     // block of a sentence then lies in rows of one dense matrix, and the batched products over
     // all blocks run as one (oneDNN's brgemm; 4× faster than over rows of a fused QKV matrix).
     float* qkv = nullptr;
-    float* probs = nullptr;  // [B, h, T, T]
-    float* ctx = nullptr;    // [B·T, h·d_v]
+    float* probs = nullptr;  // [B, h, T, T]; may be shared, like ctx
+    float* ctx = nullptr;    // [B·T, h·d_v]; may be shared: backward recomputes it from probs and V
   };
 
   struct Projections {
@@ -38,8 +38,8 @@ struct SelfAttention {
   // y [B·T, d_model] = W_o · Attention(x)
   void forward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask,
                const Cache& cache, float* y) const;
-  // dx += ∂L/∂x
-  void backward(Backend& be, const float* x, int batch, int length, const Cache& cache,
+  // dx += ∂L/∂x. The mask is the forward pass's.
+  void backward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask, const Cache& cache,
                 const float* dy, const AttentionScratch& scratch, float* dx) const;
 };
 

@@ -18,6 +18,7 @@ struct GradientCase {
   PositionEncoding positions;
   int window;
   float dropout;
+  int logits_block_rows;  // 0: the whole batch in one block
 };
 
 class ModelGradientTest : public ::testing::TestWithParam<GradientCase> {};
@@ -31,6 +32,7 @@ TEST_P(ModelGradientTest, EveryTensorMatchesFiniteDifferences) {
   c.vocab_size = 24;
   Transformer model(c);
   model.initialize(7);
+  model.set_logits_block_rows(gc.logits_block_rows);
   // Weights a little larger than at initialisation so that every path carries gradient.
   auto params = model.parameters_to_host();
   auto noise = testing::random_values(params.size(), 99, -0.05f, 0.05f);
@@ -96,8 +98,10 @@ TEST_P(ModelGradientTest, EveryTensorMatchesFiniteDifferences) {
 
 INSTANTIATE_TEST_SUITE_P(
     Configs, ModelGradientTest,
-    ::testing::Values(GradientCase{"sinusoidal", PositionEncoding::Sinusoidal, 0, 0.0f},
-                      GradientCase{"learned_positions_window_dropout", PositionEncoding::Learned, 2, 0.1f}),
+    ::testing::Values(GradientCase{"sinusoidal", PositionEncoding::Sinusoidal, 0, 0.0f, 0},
+                      GradientCase{"learned_positions_window_dropout", PositionEncoding::Learned, 2, 0.1f, 0},
+                      // 12 target rows as blocks of 5, 5 and 2: the output layer and loss in pieces
+                      GradientCase{"output_layer_in_blocks", PositionEncoding::Sinusoidal, 0, 0.0f, 5}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
