@@ -74,7 +74,7 @@ void IncrementalDecoder::encode(int src_len) {
   cache.attention = {qkv_.data(), probs_.data(), ctx_.data()};
   cache.attention_residual = {sub_.data(), nullptr, nullptr};
   cache.middle = y_.data();
-  cache.hidden = hidden_.data();
+  cache.hidden = {hidden_.data(), nullptr};
   cache.ffn_residual = {sub_.data(), nullptr, nullptr};
   for (const auto& layer : model_.encoder_layers()) layer.forward(be_, x_.data(), batch, src_len, mask, none, cache, x_.data());
   // Project each decoder layer's encoder-decoder keys and values once.
@@ -116,7 +116,7 @@ const float* IncrementalDecoder::step(const std::int32_t* tokens) {
     layer.cross_attention.out.forward(be_, ctx_.data(), rows, sub_.data());
     nn::residual_norm_forward(be_, layer.cross_attention_norm, y_.data(), sub_.data(), rows, 0, 0, {}, x_.data());
     // Feed-forward.
-    layer.ffn.forward(be_, x_.data(), rows, hidden_.data(), sub_.data());
+    layer.ffn.forward(be_, x_.data(), rows, {hidden_.data(), nullptr}, sub_.data());
     nn::residual_norm_forward(be_, layer.ffn_norm, x_.data(), sub_.data(), rows, 0, 0, {}, y_.data());
     std::swap(x_, y_);
   }

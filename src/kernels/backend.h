@@ -4,11 +4,15 @@
 // anything above this floor. Pointers are device pointers; shapes are row-major.
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 namespace attn {
 
 enum class Trans : bool { No = false, Yes = true };
+
+// A bfloat16 number's bits (the top half of a float's).
+using Bf16 = std::uint16_t;
 
 // Strides of a two-level batch of matrices (e.g. sentence × head in attention):
 // matrix (o, i) of A starts at a + o * a_outer + i * a_inner, likewise for B and C.
@@ -63,6 +67,18 @@ class Backend {
   virtual void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a,
                             int lda, const float* b, int ldb, float beta, float* c, int ldc,
                             const GemmBatch& batch) = 0;
+
+  // Mixed precision. A backend whose products round their inputs to bfloat16 anyway can keep
+  // activations that only products (and ReLU's gradient) read in bf16: half the memory and no
+  // conversion per product, with the same results. Where this is false the three calls below
+  // are never made.
+  virtual bool keeps_bf16_activations() const { return false; }
+  virtual void to_bf16(const float* x, std::int64_t n, Bf16* y);
+  // gemm with A and/or B given as bf16 (a_bf16, b_bf16); the others are float.
+  virtual void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16,
+                          int lda, const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc);
+  virtual void relu_backward(float* dy, const Bf16* y, std::int64_t n);  // dy *= y > 0
+  // (The defaults refuse: only a backend that keeps bf16 activations is asked.)
 
   // Element-wise.
   virtual void add(const float* a, const float* b, float* y, std::int64_t n) = 0;      // y = a + b
@@ -143,5 +159,16 @@ std::string to_string(MatmulPrecision precision);
 // The CPU backend (oneDNN for matrix products, OpenMP for everything else). bf16 throws a clear
 // error on a CPU without AVX512-BF16 (oneDNN would emulate it, slower than fp32).
 Backend& cpu_backend(MatmulPrecision precision = MatmulPrecision::fp32);
+
+inline void Backend::to_bf16(const float*, std::int64_t, Bf16*) {
+  throw std::logic_error(name() + " keeps no bf16 activations");
+}
+inline void Backend::gemm_mixed(Trans, Trans, int, int, int, float, const void*, bool, int, const void*, bool, int,
+                                float, float*, int) {
+  throw std::logic_error(name() + " keeps no bf16 activations");
+}
+inline void Backend::relu_backward(float*, const Bf16*, std::int64_t) {
+  throw std::logic_error(name() + " keeps no bf16 activations");
+}
 
 }  // namespace attn

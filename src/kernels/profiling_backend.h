@@ -43,6 +43,17 @@ class ProfilingBackend final : public Backend {
     time(key, 2.0 * m * n * k * batch.outer * batch.inner,
          [&] { inner_.gemm_batched(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, batch); });
   }
+  bool keeps_bf16_activations() const override { return inner_.keeps_bf16_activations(); }
+  void to_bf16(const float* x, std::int64_t n, Bf16* y) override { time("to_bf16", 0, [&] { inner_.to_bf16(x, n, y); }); }
+  void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a16, int lda, const void* b,
+                  bool b16, int ldb, float beta, float* c, int ldc) override {
+    const std::string key = std::string("gemm_mixed ") + (ta == Trans::Yes ? "T" : "N") + (tb == Trans::Yes ? "T" : "N") +
+                            " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    time(key, 2.0 * m * n * k, [&] { inner_.gemm_mixed(ta, tb, m, n, k, alpha, a, a16, lda, b, b16, ldb, beta, c, ldc); });
+  }
+  void relu_backward(float* dy, const Bf16* y, std::int64_t n) override {
+    time("relu_backward", 0, [&] { inner_.relu_backward(dy, y, n); });
+  }
   void add(const float* a, const float* b, float* y, std::int64_t n) override { time("add", 0, [&] { inner_.add(a, b, y, n); }); }
   void accumulate(const float* x, float* y, std::int64_t n) override { time("accumulate", 0, [&] { inner_.accumulate(x, y, n); }); }
   void scale(float* x, std::int64_t n, float s) override { time("scale", 0, [&] { inner_.scale(x, n, s); }); }

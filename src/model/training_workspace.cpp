@@ -14,16 +14,18 @@ nn::ResidualNormCache take_residual(Arena& a, std::int64_t rows, int d) {
 void TrainingWorkspace::lay_out(Backend& be, const ModelConfig& c, int batch, int src_len, int tgt_len,
                                 bool backward) {
   arena_.reset();
-  assign(c, batch, src_len, tgt_len, backward);
+  const bool bf16 = backward && be.keeps_bf16_activations();
+  assign(c, batch, src_len, tgt_len, backward, bf16);
   if (!arena_.fits()) {
     // Grow with headroom so that slowly growing batch shapes do not reallocate every step.
     arena_.reserve(be, arena_.used() + arena_.used() / 8);
     arena_.reset();
-    assign(c, batch, src_len, tgt_len, backward);
+    assign(c, batch, src_len, tgt_len, backward, bf16);
   }
 }
 
-void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int tgt_len, bool backward) {
+void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int tgt_len, bool backward,
+                               bool bf16_activations) {
   Arena& a = arena_;
   const std::int64_t rs = static_cast<std::int64_t>(batch) * src_len;
   const std::int64_t rt = static_cast<std::int64_t>(batch) * tgt_len;
@@ -46,6 +48,14 @@ void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int
   const int longest = std::max(src_len, tgt_len);
   float* const probs = a.take<float>(heads_b * longest * longest);
   float* const context = a.take<float>(rows * hv);
+  // The feed-forward hidden layer: kept per layer for backward (in bf16 where the backend keeps
+  // bf16 activations, with one float buffer as scratch), one buffer for all without backward.
+  float* const shared_hidden = backward && !bf16_activations ? nullptr : a.take<float>(rows * c.d_ff);
+  auto hidden = [&](std::int64_t layer_rows) -> nn::FeedForward::Hidden {
+    if (!backward) return {shared_hidden, nullptr};
+    if (bf16_activations) return {shared_hidden, a.take<Bf16>(layer_rows * c.d_ff)};
+    return {a.take<float>(layer_rows * c.d_ff), nullptr};
+  };
   encoder.resize(c.encoder_layers);
   encoder_outputs.resize(c.encoder_layers);
   for (int i = 0; i < c.encoder_layers; ++i) {
@@ -53,7 +63,7 @@ void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int
     e.attention = {a.take<float>(rs * c.qkv_width()), probs, context};
     e.attention_residual = take_residual(a, rs, d);
     e.middle = first_sublayer;
-    e.hidden = a.take<float>(rs * c.d_ff);
+    e.hidden = hidden(rs);
     e.ffn_residual = take_residual(a, rs, d);
     encoder_outputs[i] = i + 1 == c.encoder_layers ? memory : alternating[i % 2];
   }
@@ -69,7 +79,7 @@ void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int
                          probs, context};
     l.cross_residual = take_residual(a, rt, d);
     l.after_cross = second_sublayer;
-    l.hidden = a.take<float>(rt * c.d_ff);
+    l.hidden = hidden(rt);
     l.ffn_residual = take_residual(a, rt, d);
     decoder_outputs[i] = alternating[i % 2];
   }

@@ -42,7 +42,7 @@ struct TrainingWorkspace {
   std::size_t bytes() const { return arena_.capacity(); }
 
  private:
-  void assign(const ModelConfig& c, int batch, int src_len, int tgt_len, bool backward);
+  void assign(const ModelConfig& c, int batch, int src_len, int tgt_len, bool backward, bool bf16_activations);
   Arena arena_;
 };
 

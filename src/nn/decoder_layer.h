@@ -28,7 +28,7 @@ struct DecoderLayer {
     CrossAttention::Cache cross_attention;
     ResidualNormCache cross_residual;
     float* after_cross = nullptr;
-    float* hidden = nullptr;       // [rows, d_ff]
+    FeedForward::Hidden hidden;    // [rows, d_ff]
     ResidualNormCache ffn_residual;
   };
 

@@ -22,7 +22,7 @@ struct EncoderLayer {
     // Output of the first sublayer [rows, d_model]. May be shared by all layers: the backward
     // pass recomputes it from attention_residual.
     float* middle = nullptr;
-    float* hidden = nullptr;  // [rows, d_ff]
+    FeedForward::Hidden hidden;  // [rows, d_ff]
     ResidualNormCache ffn_residual;
   };
 

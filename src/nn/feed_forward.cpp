@@ -2,15 +2,23 @@
 
 namespace attn::nn {
 
-void FeedForward::forward(Backend& be, const float* x, std::int64_t rows, float* hidden, float* y) const {
-  fc1.forward(be, x, rows, hidden, /*relu=*/true);
-  fc2.forward(be, hidden, rows, y);
+void FeedForward::forward(Backend& be, const float* x, std::int64_t rows, const Hidden& hidden, float* y) const {
+  fc1.forward(be, x, rows, hidden.f32, /*relu=*/true);
+  if (!hidden.bf16) return fc2.forward(be, hidden.f32, rows, y);
+  // The second product rounds its input to bf16 anyway: round once, keep that.
+  be.to_bf16(hidden.f32, rows * fc1.out, hidden.bf16);
+  fc2.forward(be, hidden.bf16, rows, y);
 }
 
-void FeedForward::backward(Backend& be, const float* x, std::int64_t rows, const float* hidden,
+void FeedForward::backward(Backend& be, const float* x, std::int64_t rows, const Hidden& hidden,
                            const float* dy, float* d_hidden, float* dx) const {
-  fc2.backward(be, hidden, dy, rows, d_hidden, /*accumulate_dx=*/false);
-  be.relu_backward(d_hidden, hidden, rows * fc1.out);
+  if (hidden.bf16) {
+    fc2.backward(be, hidden.bf16, dy, rows, d_hidden, /*accumulate_dx=*/false);
+    be.relu_backward(d_hidden, hidden.bf16, rows * fc1.out);
+  } else {
+    fc2.backward(be, hidden.f32, dy, rows, d_hidden, /*accumulate_dx=*/false);
+    be.relu_backward(d_hidden, hidden.f32, rows * fc1.out);
+  }
   fc1.backward(be, x, d_hidden, rows, dx, /*accumulate_dx=*/true);
 }
 

@@ -10,10 +10,17 @@ struct FeedForward {
   Linear fc1;  // [d_ff, d_model]
   Linear fc2;  // [d_model, d_ff]
 
-  // hidden [rows, d_ff] is kept for backward; y [rows, d_model].
-  void forward(Backend& be, const float* x, std::int64_t rows, float* hidden, float* y) const;
+  // The hidden layer's activations [rows, d_ff], kept for backward: in float, or where the
+  // backend keeps bf16 activations and `bf16` is given, in bf16 (then `f32` is only scratch).
+  struct Hidden {
+    float* f32 = nullptr;
+    Bf16* bf16 = nullptr;
+  };
+
+  // y [rows, d_model].
+  void forward(Backend& be, const float* x, std::int64_t rows, const Hidden& hidden, float* y) const;
   // dx += ∂L/∂x; d_hidden is scratch [rows, d_ff].
-  void backward(Backend& be, const float* x, std::int64_t rows, const float* hidden, const float* dy,
+  void backward(Backend& be, const float* x, std::int64_t rows, const Hidden& hidden, const float* dy,
                 float* d_hidden, float* dx) const;
 };
 

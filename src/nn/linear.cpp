@@ -17,6 +17,20 @@ void Linear::forward(Backend& be, const float* x, std::int64_t rows, float* y, b
   else be.add_bias(y, bias, rows, out);
 }
 
+void Linear::forward(Backend& be, const Bf16* x, std::int64_t rows, float* y) const {
+  be.gemm_mixed(Trans::No, Trans::Yes, static_cast<int>(rows), out, in, 1.0f, x, true, in, weight, false, in, 0.0f,
+                y, out);
+  be.add_bias(y, bias, rows, out);
+}
+
+void Linear::backward(Backend& be, const Bf16* x, const float* dy, std::int64_t rows, float* dx,
+                      bool accumulate_dx) const {
+  const int r = static_cast<int>(rows);
+  be.gemm_mixed(Trans::Yes, Trans::No, out, in, r, 1.0f, dy, false, out, x, true, in, 1.0f, weight_grad, in);
+  be.bias_grad(dy, rows, out, bias_grad);
+  if (dx) be.gemm(Trans::No, Trans::No, r, in, out, 1.0f, dy, out, weight, in, accumulate_dx ? 1.0f : 0.0f, dx, in);
+}
+
 void Linear::backward(Backend& be, const float* x, const float* dy, std::int64_t rows, float* dx,
                       bool accumulate_dx) const {
   const int r = static_cast<int>(rows);

@@ -28,6 +28,10 @@ struct Linear {
   // dx may be null when the input needs no gradient.
   void backward(Backend& be, const float* x, const float* dy, std::int64_t rows, float* dx,
                 bool accumulate_dx) const;
+  // The same with x kept in bf16 (Backend::keeps_bf16_activations); y and dy stay float.
+  void forward(Backend& be, const Bf16* x, std::int64_t rows, float* y) const;
+  void backward(Backend& be, const Bf16* x, const float* dy, std::int64_t rows, float* dx,
+                bool accumulate_dx) const;
 };
 
 }  // namespace attn::nn

@@ -4,9 +4,11 @@
 
 #include <cfenv>
 #include <cmath>
+#include <cstring>
 
 #include "common/device_vector.h"
 #include "core/error.h"
+#include "kernels/device_buffer.h"
 #include "kernels/cpu/ops.h"
 
 namespace attn {
@@ -116,6 +118,82 @@ TEST_F(GemmBf16Test, ReusedShapesTakeNewDataAndSmallProductsStayFloat32) {
     const auto got = testing::to_host(be, dc);
     for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], expected[i], small ? 2e-5 : 1e-4) << i;
   }
+}
+
+// The bits of bf16_round(x) (exactly a bfloat16 value, so the float's low half is zero).
+Bf16 bf16_bits(float x) {
+  const float r = static_cast<float>(bf16_round(x));
+  std::uint32_t bits;
+  std::memcpy(&bits, &r, sizeof bits);
+  return static_cast<Bf16>(bits >> 16);
+}
+
+TEST_F(GemmBf16Test, ConversionRoundsToNearestEven) {
+  Backend& be = cpu_backend(MatmulPrecision::bf16);
+  ASSERT_TRUE(be.keeps_bf16_activations());
+  // Random values, two exact ties (1 + 2^-8 lies halfway between 1 and 1 + 2^-7: to the even
+  // one, 1; 1 + 3·2^-8 between 1 + 2^-7 and 1 + 2^-6: to 1 + 2^-6), minus zero, and a length
+  // that is not a multiple of 4096 or 16.
+  auto x = random_values(4096 * 2 + 37, 21, -3, 3);
+  x[0] = 1.0f + 1.0f / 256, x[1] = 1.0f + 3.0f / 256, x[2] = -0.0f, x[3] = 1e-3f;
+  auto dx = testing::to_device(be, x);
+  DeviceBuffer<Bf16> y(be, x.size());
+  be.to_bf16(dx.data(), static_cast<std::int64_t>(x.size()), y.data());
+  std::vector<Bf16> got(x.size());
+  be.copy_to_host(got.data(), y.data(), got.size() * sizeof(Bf16));
+  EXPECT_EQ(got[0], 0x3f80);  // 1.0
+  EXPECT_EQ(got[1], 0x3f82);  // 1 + 2^-6
+  EXPECT_EQ(got[2], 0x8000);  // -0 keeps its sign
+  for (std::size_t i = 3; i < x.size(); ++i) ASSERT_EQ(got[i], bf16_bits(x[i])) << i << " " << x[i];
+}
+
+TEST_F(GemmBf16Test, OperandsKeptInBf16AreReadInPlace) {
+  // A, B or both handed over as bf16 (strided, every transpose), large enough for the bf16
+  // kernel and small enough (32 rows) for the float32 fallback, which widens them exactly. The
+  // values are bf16 numbers in both forms, so the product is theirs, computed in double.
+  Backend& be = cpu_backend(MatmulPrecision::bf16);
+  for (int m : {160, 32})
+    for (bool ta : {false, true})
+      for (bool tb : {false, true})
+        for (int which : {1, 2, 3}) {  // bit 1: A in bf16, bit 2: B in bf16
+          const Product p{ta, tb, m, 144, 136, (ta ? m : 136) + 3, (tb ? 136 : 144) + 5, 144 + 2};
+          auto a = random_values(static_cast<std::size_t>(ta ? p.k : m) * p.lda, 31);
+          auto b = random_values(static_cast<std::size_t>(tb ? p.n : p.k) * p.ldb, 32);
+          for (auto& v : a) v = static_cast<float>(bf16_round(v));
+          for (auto& v : b) v = static_cast<float>(bf16_round(v));
+          auto c = random_values(static_cast<std::size_t>(m) * p.ldc, 33);
+          const auto expected = reference(p, 0.5f, a, b, 0.25f, c, [](float x) { return double(x); });
+          std::vector<Bf16> a16(a.size()), b16(b.size());
+          for (std::size_t i = 0; i < a.size(); ++i) a16[i] = bf16_bits(a[i]);
+          for (std::size_t i = 0; i < b.size(); ++i) b16[i] = bf16_bits(b[i]);
+          auto da = testing::to_device(be, a), db = testing::to_device(be, b), dc = testing::to_device(be, c);
+          DeviceBuffer<Bf16> da16(be, a16.size()), db16(be, b16.size());
+          be.copy_to_device(da16.data(), a16.data(), a16.size() * sizeof(Bf16));
+          be.copy_to_device(db16.data(), b16.data(), b16.size() * sizeof(Bf16));
+          const bool a_bf16 = which & 1, b_bf16 = which & 2;
+          be.gemm_mixed(Trans{ta}, Trans{tb}, m, p.n, p.k, 0.5f, a_bf16 ? static_cast<const void*>(da16.data()) : da.data(),
+                        a_bf16, p.lda, b_bf16 ? static_cast<const void*>(db16.data()) : db.data(), b_bf16, p.ldb,
+                        0.25f, dc.data(), p.ldc);
+          const auto got = testing::to_host(be, dc);
+          for (int i = 0; i < m; ++i) {
+            for (int j = 0; j < p.n; ++j)
+              ASSERT_NEAR(got[i * p.ldc + j], expected[i * p.ldc + j], 1e-4)
+                  << "m=" << m << " ta=" << ta << " tb=" << tb << " bf16 operands=" << which;
+            for (int j = p.n; j < p.ldc; ++j) ASSERT_EQ(got[i * p.ldc + j], c[i * p.ldc + j]);
+          }
+        }
+}
+
+TEST_F(GemmBf16Test, ReluGradientThroughBf16Outputs) {
+  Backend& be = cpu_backend(MatmulPrecision::bf16);
+  // bf16 of 2.0, 0, -0, -1.5, the smallest positive bf16, -inf, +inf
+  const std::vector<Bf16> y{0x4000, 0x0000, 0x8000, 0xbfc0, 0x0001, 0xff80, 0x7f80};
+  const std::vector<float> dy{1, 2, 3, 4, 5, 6, 7};
+  DeviceBuffer<Bf16> dy16(be, y.size());
+  be.copy_to_device(dy16.data(), y.data(), y.size() * sizeof(Bf16));
+  auto d = testing::to_device(be, dy);
+  be.relu_backward(d.data(), dy16.data(), static_cast<std::int64_t>(dy.size()));
+  EXPECT_EQ(testing::to_host(be, d), (std::vector<float>{1, 0, 0, 0, 5, 0, 7}));
 }
 
 }  // namespace

@@ -35,6 +35,13 @@ class CpuBackend final : public Backend {
       return cpu::gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     cpu::gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
+  bool keeps_bf16_activations() const override { return precision_ == MatmulPrecision::bf16; }
+  void to_bf16(const float* x, std::int64_t n, Bf16* y) override { cpu::to_bf16(x, n, y); }
+  void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
+                  const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc) override {
+    cpu::gemm_mixed(ta, tb, m, n, k, alpha, a, a_bf16, lda, b, b_bf16, ldb, beta, c, ldc);
+  }
+  void relu_backward(float* dy, const Bf16* y, std::int64_t n) override { cpu::relu_backward(dy, y, n); }
   void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
                     const float* b, int ldb, float beta, float* c, int ldc,
                     const GemmBatch& batch) override {

@@ -55,6 +55,12 @@ void relu_backward(float* dy, const float* y, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) dy[i] = y[i] > 0.0f ? dy[i] : 0.0f;
 }
 
+void relu_backward(float* dy, const Bf16* y, std::int64_t n) {
+  // y > 0: sign bit clear and not zero (a bf16 ReLU output is never NaN).
+#pragma omp parallel for simd schedule(static) if (n > kParallelMin)
+  for (std::int64_t i = 0; i < n; ++i) dy[i] = (y[i] & 0x8000u) == 0 && y[i] != 0 ? dy[i] : 0.0f;
+}
+
 void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias) {
   // Each thread owns a slice of columns and walks all rows: no reduction across threads, so the
   // result does not depend on the thread count.

@@ -26,7 +26,7 @@ inline std::uint16_t to_bf16(float x) {
 }
 
 // Converts a rows × cols block stored with leading dimension ld into a packed bf16 block.
-void convert(const float* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, std::uint16_t* dst) {
+void convert(const float* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, Bf16* dst) {
 #pragma omp parallel for schedule(static) if (rows * cols > (1 << 16))
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* s = src + r * ld;
@@ -40,9 +40,25 @@ void convert(const float* src, std::int64_t rows, std::int64_t cols, std::int64_
   }
 }
 
+// A bf16 block back to float (exact), packed.
+void widen(const Bf16* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, float* dst) {
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t c = 0; c < cols; ++c) {
+      const std::uint32_t bits = static_cast<std::uint32_t>(src[r * ld + c]) << 16;
+      std::memcpy(dst + r * cols + c, &bits, sizeof bits);
+    }
+}
+
 }  // namespace
 
 const int kMinBf16Dim = 128;
+
+void to_bf16(const float* x, std::int64_t n, Bf16* y) {
+  // As rows of 4096 so that the threads share the work, then the rest.
+  const std::int64_t cols = 4096, rows = n / cols, done = rows * cols;
+  convert(x, rows, cols, cols, y);
+  if (done < n) convert(x + done, 1, n - done, n - done, y + done);
+}
 
 bool bf16_matmul_supported() {
   static const bool supported = __builtin_cpu_supports("avx512bf16");
@@ -51,27 +67,56 @@ bool bf16_matmul_supported() {
 
 void gemm_bf16(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
                const float* b, int ldb, float beta, float* c, int ldc) {
-  // Small products (a decoding step's few rows, k = 0) stay in float32: converting and building a
-  // primitive for each new shape would cost more than the product.
-  if (m < kMinBf16Dim || n < kMinBf16Dim || k < kMinBf16Dim)
-    return gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  thread_local std::vector<std::uint16_t> a16, b16;
+  gemm_mixed(ta, tb, m, n, k, alpha, a, false, lda, b, false, ldb, beta, c, ldc);
+}
+
+void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
+                const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc) {
   const bool at = ta == Trans::Yes, bt = tb == Trans::Yes;
-  // Stored shapes: A is m×k (k×m transposed), B is k×n (n×k transposed); packed when converted.
+  // Stored shapes: A is m×k (k×m transposed), B is k×n (n×k transposed).
   const std::int64_t a_rows = at ? k : m, a_cols = at ? m : k;
   const std::int64_t b_rows = bt ? n : k, b_cols = bt ? k : n;
-  a16.resize(a_rows * a_cols);
-  b16.resize(b_rows * b_cols);
-  convert(a, a_rows, a_cols, lda, a16.data());
-  convert(b, b_rows, b_cols, ldb, b16.data());
+  // Small products (a decoding step's few rows, k = 0) stay in float32: converting and building a
+  // primitive for each new shape would cost more than the product.
+  if (m < kMinBf16Dim || n < kMinBf16Dim || k < kMinBf16Dim) {
+    thread_local std::vector<float> a32, b32;
+    const float* af = static_cast<const float*>(a);
+    const float* bf = static_cast<const float*>(b);
+    if (a_bf16) {
+      a32.resize(a_rows * a_cols);
+      widen(static_cast<const Bf16*>(a), a_rows, a_cols, lda, a32.data());
+      af = a32.data(), lda = static_cast<int>(a_cols);
+    }
+    if (b_bf16) {
+      b32.resize(b_rows * b_cols);
+      widen(static_cast<const Bf16*>(b), b_rows, b_cols, ldb, b32.data());
+      bf = b32.data(), ldb = static_cast<int>(b_cols);
+    }
+    return gemm(ta, tb, m, n, k, alpha, af, lda, bf, ldb, beta, c, ldc);
+  }
+  // Operands given in float are converted into packed blocks; bf16 ones are read in place.
+  thread_local std::vector<Bf16> a16, b16;
+  const void* a_in = a;
+  const void* b_in = b;
+  std::int64_t a_ld = lda, b_ld = ldb;
+  if (!a_bf16) {
+    a16.resize(a_rows * a_cols);
+    convert(static_cast<const float*>(a), a_rows, a_cols, lda, a16.data());
+    a_in = a16.data(), a_ld = a_cols;
+  }
+  if (!b_bf16) {
+    b16.resize(b_rows * b_cols);
+    convert(static_cast<const float*>(b), b_rows, b_cols, ldb, b16.data());
+    b_in = b16.data(), b_ld = b_cols;
+  }
   MatmulDesc d;
   d.input = MatmulInput::bf16;
   d.m = m, d.n = n, d.k = k;
-  d.a_row = at ? 1 : a_cols, d.a_col = at ? a_cols : 1;
-  d.b_row = bt ? 1 : b_cols, d.b_col = bt ? b_cols : 1;
+  d.a_row = at ? 1 : a_ld, d.a_col = at ? a_ld : 1;
+  d.b_row = bt ? 1 : b_ld, d.b_col = bt ? b_ld : 1;
   d.c_row = ldc;
   d.alpha = alpha, d.beta = beta;
-  run_matmul(d, a16.data(), b16.data(), c);
+  run_matmul(d, a_in, b_in, c);
 }
 
 }  // namespace attn::cpu

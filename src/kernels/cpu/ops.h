@@ -12,6 +12,10 @@ extern const int kMinBf16Dim;
 void gemm_bf16(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
                const float* b, int ldb, float beta, float* c, int ldc);
 bool bf16_matmul_supported();
+// The same with A and/or B given as bf16 (read in place); float operands are converted.
+void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
+                const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc);
+void to_bf16(const float* x, std::int64_t n, Bf16* y);  // round to nearest even
 void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
                   const float* b, int ldb, float beta, float* c, int ldc, const GemmBatch& batch);
 // The same for products with m, n and k all at most kMaxSmallGemm (small_gemm_batched.cpp);
@@ -27,6 +31,7 @@ void scale(float* x, std::int64_t n, float s);
 void add_bias(float* x, const float* bias, std::int64_t rows, int cols);
 void add_bias_relu(float* x, const float* bias, std::int64_t rows, int cols);
 void relu_backward(float* dy, const float* y, std::int64_t n);
+void relu_backward(float* dy, const Bf16* y, std::int64_t n);
 void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias);
 double sum_squares(const float* x, std::int64_t n);
 
