@@ -54,45 +54,32 @@ TEST_P(GemmTest, AllTransposesWithLeadingDimensionsAndBeta) {
     }
 }
 
+// x·Wᵀ (NT) with strided operands, against the reference; C's padding must stay untouched.
+void expect_rows_times_weights(Backend& be, int m, int n, int k, float beta, unsigned seed, double tolerance) {
+  const int lda = k + 3, ldb = k + 1, ldc = n + 2;
+  auto a = random_values(static_cast<std::size_t>(m) * lda, seed);
+  auto b = random_values(static_cast<std::size_t>(n) * ldb, seed + 1);
+  auto c = random_values(static_cast<std::size_t>(m) * ldc, seed + 2);
+  auto expected = c;
+  reference_gemm(false, true, m, n, k, 0.75f, a, lda, b, ldb, beta, expected, ldc);
+  auto da = testing::to_device(be, a), db = testing::to_device(be, b), dc = testing::to_device(be, c);
+  be.gemm(Trans::No, Trans::Yes, m, n, k, 0.75f, da.data(), lda, db.data(), ldb, beta, dc.data(), ldc);
+  auto got = testing::to_host(be, dc);
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) ASSERT_NEAR(got[i * ldc + j], expected[i * ldc + j], tolerance) << m << " " << beta;
+    for (int j = n; j < ldc; ++j) ASSERT_EQ(got[i * ldc + j], c[i * ldc + j]);
+  }
+}
+
 TEST_P(GemmTest, FewRowsThroughAWideLayer) {
-  // x·Wᵀ with a few rows and a wide W, as a decoding step computes it, with and without beta.
-  Backend& be = *GetParam();
+  // A decoding step's shape: a few rows through a wide layer.
   for (int m : {16, 32, 100})
-    for (float beta : {0.0f, 0.5f}) {
-      const int n = 520, k = 33, lda = k + 2, ldb = k + 1, ldc = n + 4;
-      auto a = random_values(static_cast<std::size_t>(m) * lda, 9);
-      auto b = random_values(static_cast<std::size_t>(n) * ldb, 10);
-      auto c = random_values(static_cast<std::size_t>(m) * ldc, 11);
-      auto expected = c;
-      reference_gemm(false, true, m, n, k, 0.75f, a, lda, b, ldb, beta, expected, ldc);
-      auto da = testing::to_device(be, a), db = testing::to_device(be, b), dc = testing::to_device(be, c);
-      be.gemm(Trans::No, Trans::Yes, m, n, k, 0.75f, da.data(), lda, db.data(), ldb, beta, dc.data(), ldc);
-      auto got = testing::to_host(be, dc);
-      for (int i = 0; i < m; ++i) {
-        for (int j = 0; j < n; ++j) ASSERT_NEAR(got[i * ldc + j], expected[i * ldc + j], 1e-5) << m << " " << beta;
-        for (int j = n; j < ldc; ++j) ASSERT_EQ(got[i * ldc + j], c[i * ldc + j]);  // padding untouched
-      }
-    }
+    for (float beta : {0.0f, 0.5f}) expect_rows_times_weights(*GetParam(), m, 520, 33, beta, 9, 1e-5);
 }
 
 TEST_P(GemmTest, ManyRowsIntoANarrowLayer) {
-  // x·Wᵀ with many rows, k ≥ n (a feed-forward network's second product), strided, with beta.
-  Backend& be = *GetParam();
-  for (float beta : {0.0f, 0.5f}) {
-    const int m = 1030, n = 130, k = 260, lda = k + 3, ldb = k + 1, ldc = n + 2;
-    auto a = random_values(static_cast<std::size_t>(m) * lda, 12);
-    auto b = random_values(static_cast<std::size_t>(n) * ldb, 13);
-    auto c = random_values(static_cast<std::size_t>(m) * ldc, 14);
-    auto expected = c;
-    reference_gemm(false, true, m, n, k, 0.75f, a, lda, b, ldb, beta, expected, ldc);
-    auto da = testing::to_device(be, a), db = testing::to_device(be, b), dc = testing::to_device(be, c);
-    be.gemm(Trans::No, Trans::Yes, m, n, k, 0.75f, da.data(), lda, db.data(), ldb, beta, dc.data(), ldc);
-    auto got = testing::to_host(be, dc);
-    for (int i = 0; i < m; ++i) {
-      for (int j = 0; j < n; ++j) ASSERT_NEAR(got[i * ldc + j], expected[i * ldc + j], 1e-4) << beta;
-      for (int j = n; j < ldc; ++j) ASSERT_EQ(got[i * ldc + j], c[i * ldc + j]);  // padding untouched
-    }
-  }
+  // Many rows, k >= n: a feed-forward network's second product.
+  for (float beta : {0.0f, 0.5f}) expect_rows_times_weights(*GetParam(), 1030, 130, 260, beta, 12, 1e-4);
 }
 
 TEST_P(GemmTest, HandWorkedProduct) {
