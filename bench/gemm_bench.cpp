@@ -59,11 +59,8 @@ int main(int argc, char** argv) {
       const int a_cols = s.ta ? s.m : s.k, b_cols = s.tb ? s.k : s.n;
       std::vector<float> a(static_cast<std::size_t>(s.m) * s.k, 0.5f), b(static_cast<std::size_t>(s.k) * s.n, 0.25f),
           c(static_cast<std::size_t>(s.m) * s.n);
-      attn::cpu::MatmulDesc desc;
-      desc.m = s.m, desc.n = s.n, desc.k = s.k;
-      desc.a_row = s.ta ? 1 : a_cols, desc.a_col = s.ta ? a_cols : 1;
-      desc.b_row = s.tb ? 1 : b_cols, desc.b_col = s.tb ? b_cols : 1;
-      desc.c_row = s.n;
+      const auto desc = attn::cpu::matmul_desc(attn::Trans{s.ta}, attn::Trans{s.tb}, s.m, s.n, s.k, a_cols, b_cols,
+                                               s.n, 1.0f, 0.0f);
       const double sgemm = median_seconds([&] {
         dnnl_sgemm(s.ta ? 'T' : 'N', s.tb ? 'T' : 'N', s.m, s.n, s.k, 1.0f, a.data(), a_cols, b.data(), b_cols,
                    0.0f, c.data(), s.n);
@@ -79,26 +76,20 @@ int main(int argc, char** argv) {
     std::vector<float> q(static_cast<std::size_t>(B) * T * hd, 0.5f), k(q.size(), 0.25f), ctx(q.size()),
         probs(static_cast<std::size_t>(B) * H * block, 0.125f);
     for (bool scores : {true, false}) {
-      attn::cpu::MatmulDesc desc;
-      desc.outer = B, desc.inner = H, desc.m = T, desc.n = scores ? T : dk, desc.k = scores ? dk : T;
-      attn::GemmBatch batch{};
-      if (scores) {
-        batch = {B, H, T * hd, dk, T * hd, dk, H * block, block};
-        desc.a_row = hd, desc.a_col = 1, desc.b_row = 1, desc.b_col = hd, desc.c_row = T;
-      } else {
-        batch = {B, H, H * block, block, T * hd, dk, T * hd, dk};
-        desc.a_row = T, desc.a_col = 1, desc.b_row = hd, desc.b_col = 1, desc.c_row = hd;
-      }
+      // Q [B·T, hd] · K [B·T, hd]ᵀ → probs [B, H, T, T]; probs · V [B·T, hd] → ctx [B·T, hd].
+      const int n = scores ? T : dk, kk = scores ? dk : T, lda = scores ? hd : T, ldc = scores ? T : hd;
+      const attn::GemmBatch batch = scores ? attn::GemmBatch{B, H, T * hd, dk, T * hd, dk, H * block, block}
+                                           : attn::GemmBatch{B, H, H * block, block, T * hd, dk, T * hd, dk};
+      const attn::Trans tb = scores ? attn::Trans::Yes : attn::Trans::No;
+      auto desc = attn::cpu::matmul_desc(attn::Trans::No, tb, T, n, kk, lda, hd, ldc, 1.0f, 0.0f);
+      desc.outer = B, desc.inner = H;
       desc.a_outer = batch.a_outer, desc.a_inner = batch.a_inner, desc.b_outer = batch.b_outer;
       desc.b_inner = batch.b_inner, desc.c_outer = batch.c_outer, desc.c_inner = batch.c_inner;
       const float* a = scores ? q.data() : probs.data();
       const float* b = scores ? k.data() : q.data();
       float* c = scores ? probs.data() : ctx.data();
-      const attn::Trans tb = scores ? attn::Trans::Yes : attn::Trans::No;
-      const double small = median_seconds([&] {
-        attn::cpu::small_gemm_batched(attn::Trans::No, tb, desc.m, desc.n, desc.k, 1.0f, a, static_cast<int>(desc.a_row),
-                                      b, hd, 0.0f, c, static_cast<int>(desc.c_row), batch);
-      });
+      const double small = median_seconds(
+          [&] { attn::cpu::small_gemm_batched(attn::Trans::No, tb, T, n, kk, 1.0f, a, lda, b, hd, 0.0f, c, ldc, batch); });
       const double matmul = median_seconds([&] { attn::cpu::run_matmul(desc, a, b, c); });
       const double flop = 2.0 * B * H * T * T * dk;
       std::printf("batched %s %dx%d blocks of %dx%dx%d  small-block %4.0f GFLOP/s  matmul %4.0f GFLOP/s\n",

@@ -203,14 +203,17 @@ void Transformer::backward(const TokenBatch& b, const nn::Dropout& dropout) {
   const std::int64_t rows_t = static_cast<std::int64_t>(b.batch) * b.tgt_len;
   const std::int64_t rows_s = static_cast<std::int64_t>(b.batch) * b.src_len;
   // ws.d_decoder holds ∂L/∂(last decoder output), from the output layer.
+  // A layer's input: the embeddings for the first, else the previous layer's output, recomputed.
+  auto input_of = [&](const auto& layers, const auto& caches, int i, const float* embeddings,
+                      std::int64_t rows) -> const float* {
+    if (i == 0) return embeddings;
+    residual_norm_output(be, layers[i - 1].ffn_norm, caches[i - 1].ffn_residual, rows, ws.layer_input);
+    return ws.layer_input;
+  };
   const float* memory = ws.encoder_outputs.back();
   be.fill(ws.d_memory, rows_s * config_.d_model, 0.0f);
   for (int i = static_cast<int>(decoder_.size()) - 1; i >= 0; --i) {
-    const float* x = ws.decoder_input;
-    if (i > 0) {
-      residual_norm_output(be, decoder_[i - 1].ffn_norm, ws.decoder[i - 1].ffn_residual, rows_t, ws.layer_input);
-      x = ws.layer_input;
-    }
+    const float* x = input_of(decoder_, ws.decoder, i, ws.decoder_input, rows_t);
     decoder_[i].backward(be, x, memory, b.batch, b.tgt_len, b.src_len, decoder_mask(), memory_mask(), dropout,
                          ws.decoder[i], ws.scratch,
                          ws.d_decoder, ws.d_memory);
@@ -218,11 +221,7 @@ void Transformer::backward(const TokenBatch& b, const nn::Dropout& dropout) {
   embedding_.embed_backward(be, ws.tgt_in, b.batch, b.tgt_len, ws.d_decoder, dropout, kTargetEmbeddingSite,
                             positions_grad(true));
   for (int i = static_cast<int>(encoder_.size()) - 1; i >= 0; --i) {
-    const float* x = ws.encoder_input;
-    if (i > 0) {
-      residual_norm_output(be, encoder_[i - 1].ffn_norm, ws.encoder[i - 1].ffn_residual, rows_s, ws.layer_input);
-      x = ws.layer_input;
-    }
+    const float* x = input_of(encoder_, ws.encoder, i, ws.encoder_input, rows_s);
     encoder_[i].backward(be, x, b.batch, b.src_len, encoder_mask(), dropout, ws.encoder[i], ws.scratch,
                          ws.d_memory);
   }

@@ -48,13 +48,13 @@ void CrossAttention::backward(Backend& be, const float* x, const float* memory, 
   const std::int64_t memory_rows = static_cast<std::int64_t>(batch) * memory_length;
   const KeysValues m = split(kv, heads * d_k, memory_rows);
   const AttentionShape s = shape(batch, length, memory_length);
-  attention_probs(be, s, dense_heads(cache.q, q.out, length), m.keys(cache.kv, memory_length), mask, cache.probs);
-  attention_context(be, s, cache.probs, m.values(cache.kv, memory_length), cache.ctx);
+  const HeadsView queries = dense_heads(cache.q, q.out, length);
+  const HeadsView keys = m.keys(cache.kv, memory_length), values = m.values(cache.kv, memory_length);
+  attention_probs(be, s, queries, keys, mask, cache.probs);
+  attention_context(be, s, cache.probs, values, cache.ctx);
   out.backward(be, cache.ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false);
-  attention_backward(be, shape(batch, length, memory_length), dense_heads(cache.q, q.out, length),
-                     m.keys(cache.kv, memory_length), m.values(cache.kv, memory_length), cache.probs,
-                     scratch.d_ctx, scratch.d_probs, scratch.d_q, scratch.d_kv,
-                     scratch.d_kv + m.v_offset);
+  attention_backward(be, s, queries, keys, values, cache.probs, scratch.d_ctx, scratch.d_probs, scratch.d_q,
+                     scratch.d_kv, scratch.d_kv + m.v_offset);
   q.backward(be, x, scratch.d_q, rows, dx, /*accumulate_dx=*/true);
   m.k.backward(be, memory, scratch.d_kv, memory_rows, d_memory, /*accumulate_dx=*/true);
   m.v.backward(be, memory, scratch.d_kv + m.v_offset, memory_rows, d_memory, /*accumulate_dx=*/true);

@@ -25,18 +25,23 @@ void Linear::forward(Backend& be, const Bf16* x, std::int64_t rows, float* y) co
 
 void Linear::backward(Backend& be, const Bf16* x, const float* dy, std::int64_t rows, float* dx,
                       bool accumulate_dx) const {
-  const int r = static_cast<int>(rows);
-  be.gemm_mixed(Trans::Yes, Trans::No, out, in, r, 1.0f, dy, false, out, x, true, in, 1.0f, weight_grad, in);
-  be.bias_grad(dy, rows, out, bias_grad);
-  if (dx) be.gemm(Trans::No, Trans::No, r, in, out, 1.0f, dy, out, weight, in, accumulate_dx ? 1.0f : 0.0f, dx, in);
+  be.gemm_mixed(Trans::Yes, Trans::No, out, in, static_cast<int>(rows), 1.0f, dy, false, out, x, true, in, 1.0f,
+                weight_grad, in);
+  bias_and_input_gradients(be, dy, rows, dx, accumulate_dx);
 }
 
 void Linear::backward(Backend& be, const float* x, const float* dy, std::int64_t rows, float* dx,
                       bool accumulate_dx) const {
-  const int r = static_cast<int>(rows);
-  be.gemm(Trans::Yes, Trans::No, out, in, r, 1.0f, dy, out, x, in, 1.0f, weight_grad, in);
+  be.gemm(Trans::Yes, Trans::No, out, in, static_cast<int>(rows), 1.0f, dy, out, x, in, 1.0f, weight_grad, in);
+  bias_and_input_gradients(be, dy, rows, dx, accumulate_dx);
+}
+
+void Linear::bias_and_input_gradients(Backend& be, const float* dy, std::int64_t rows, float* dx,
+                                      bool accumulate_dx) const {
   be.bias_grad(dy, rows, out, bias_grad);
-  if (dx) be.gemm(Trans::No, Trans::No, r, in, out, 1.0f, dy, out, weight, in, accumulate_dx ? 1.0f : 0.0f, dx, in);
+  if (dx)
+    be.gemm(Trans::No, Trans::No, static_cast<int>(rows), in, out, 1.0f, dy, out, weight, in,
+            accumulate_dx ? 1.0f : 0.0f, dx, in);
 }
 
 }  // namespace attn::nn

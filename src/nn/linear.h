@@ -32,6 +32,11 @@ struct Linear {
   void forward(Backend& be, const Bf16* x, std::int64_t rows, float* y) const;
   void backward(Backend& be, const Bf16* x, const float* dy, std::int64_t rows, float* dx,
                 bool accumulate_dx) const;
+
+ private:
+  // ∂b += Σ dy and dx = dy·W: what both backward passes share.
+  void bias_and_input_gradients(Backend& be, const float* dy, std::int64_t rows, float* dx,
+                                bool accumulate_dx) const;
 };
 
 }  // namespace attn::nn

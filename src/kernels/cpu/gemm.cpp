@@ -38,11 +38,7 @@ void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, 
     // Many rows into a narrow layer (the FFN's second product, 4096 × 256 × 1024): sgemm runs
     // it at 140-156 GFLOP/s here, oneDNN's brgemm matmul at 182-206 (bench/gemm_bench). Where
     // n > k sgemm is the faster of the two by 5-20%, so it keeps those.
-    MatmulDesc d;
-    d.m = m, d.n = n, d.k = k;
-    d.a_row = lda, d.a_col = 1, d.b_row = 1, d.b_col = ldb, d.c_row = ldc;
-    d.alpha = alpha, d.beta = beta;
-    return run_matmul(d, a, b, c);
+    return run_matmul(matmul_desc(ta, tb, m, n, k, lda, ldb, ldc, alpha, beta), a, b, c);
   }
   const dnnl_status_t st =
       dnnl_sgemm(trans_char(ta), trans_char(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -93,21 +89,18 @@ void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const fl
     }
     return;
   }
-  // Attention's matrices are small (e.g. 32×32×64) and many: where oneDNN has its brgemm kernel
-  // for the layout, one batched primitive runs them ~4× faster than a loop of sgemm calls
-  // (measured: 140 against 35 GFLOP/s). A broadcast operand (stride 0) takes the loop.
+  // Attention's blocks (e.g. 32×32×64, hundreds per call): the AVX-512 small-block kernel.
+  if (small_gemm_batched(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, batch)) return;
+  // Larger blocks (or no AVX-512): one batched oneDNN primitive where it has its brgemm kernel for
+  // the layout (~4× a loop of sgemm calls); a broadcast operand (stride 0) takes the loop.
   const bool broadcast = (batch.outer > 1 && (batch.a_outer == 0 || batch.b_outer == 0 || batch.c_outer == 0)) ||
                          (batch.inner > 1 && (batch.a_inner == 0 || batch.b_inner == 0 || batch.c_inner == 0));
-  if (small_gemm_batched(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, batch)) return;
   if (!broadcast) {
-    MatmulDesc d;
-    d.outer = batch.outer, d.inner = batch.inner, d.m = m, d.n = n, d.k = k;
+    MatmulDesc d = matmul_desc(ta, tb, m, n, k, lda, ldb, ldc, alpha, beta);
+    d.outer = batch.outer, d.inner = batch.inner;
     d.a_outer = batch.a_outer, d.a_inner = batch.a_inner;
-    d.a_row = ta == Trans::Yes ? 1 : lda, d.a_col = ta == Trans::Yes ? lda : 1;
     d.b_outer = batch.b_outer, d.b_inner = batch.b_inner;
-    d.b_row = tb == Trans::Yes ? 1 : ldb, d.b_col = tb == Trans::Yes ? ldb : 1;
-    d.c_outer = batch.c_outer, d.c_inner = batch.c_inner, d.c_row = ldc;
-    d.alpha = alpha, d.beta = beta;
+    d.c_outer = batch.c_outer, d.c_inner = batch.c_inner;
     if (run_matmul_if_fast(d, a, b, c)) return;
   }
   // Otherwise one single-threaded sgemm per thread beats splitting each product over the threads.

@@ -17,12 +17,12 @@ namespace attn::cpu {
 namespace {
 
 // Round to nearest even, as the AVX512-BF16 conversion instructions do. NaNs stay NaNs.
-inline std::uint16_t to_bf16(float x) {
+inline Bf16 round_to_bf16(float x) {
   std::uint32_t bits;
   std::memcpy(&bits, &x, sizeof bits);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40u);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<Bf16>((bits >> 16) | 0x40u);
   bits += 0x7fffu + ((bits >> 16) & 1u);
-  return static_cast<std::uint16_t>(bits >> 16);
+  return static_cast<Bf16>(bits >> 16);
 }
 
 // Converts a rows × cols block stored with leading dimension ld into a packed bf16 block.
@@ -30,13 +30,13 @@ void convert(const float* src, std::int64_t rows, std::int64_t cols, std::int64_
 #pragma omp parallel for schedule(static) if (rows * cols > (1 << 16))
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* s = src + r * ld;
-    std::uint16_t* d = dst + r * cols;
+    Bf16* d = dst + r * cols;
     std::int64_t c = 0;
 #if defined(__AVX512BF16__)  // 16 at a time with the CPU's own rounding instruction
     for (; c + 16 <= cols; c += 16)
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + c), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(s + c)));
 #endif
-    for (; c < cols; ++c) d[c] = to_bf16(s[c]);
+    for (; c < cols; ++c) d[c] = round_to_bf16(s[c]);
   }
 }
 
@@ -109,13 +109,8 @@ void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void
     convert(static_cast<const float*>(b), b_rows, b_cols, ldb, b16.data());
     b_in = b16.data(), b_ld = b_cols;
   }
-  MatmulDesc d;
+  MatmulDesc d = matmul_desc(ta, tb, m, n, k, a_ld, b_ld, ldc, alpha, beta);
   d.input = MatmulInput::bf16;
-  d.m = m, d.n = n, d.k = k;
-  d.a_row = at ? 1 : a_ld, d.a_col = at ? a_ld : 1;
-  d.b_row = bt ? 1 : b_ld, d.b_col = bt ? b_ld : 1;
-  d.c_row = ldc;
-  d.alpha = alpha, d.beta = beta;
   run_matmul(d, a_in, b_in, c);
 }
 

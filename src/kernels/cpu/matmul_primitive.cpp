@@ -93,6 +93,18 @@ void execute(Primitive& p, const void* a, const void* b, float* c) {
 
 }  // namespace
 
+MatmulDesc matmul_desc(Trans ta, Trans tb, int m, int n, int k, std::int64_t lda, std::int64_t ldb,
+                       std::int64_t ldc, float alpha, float beta) {
+  MatmulDesc d;
+  d.m = m, d.n = n, d.k = k;
+  // A transposed operand is the same storage read with row and column strides swapped.
+  d.a_row = ta == Trans::Yes ? 1 : lda, d.a_col = ta == Trans::Yes ? lda : 1;
+  d.b_row = tb == Trans::Yes ? 1 : ldb, d.b_col = tb == Trans::Yes ? ldb : 1;
+  d.c_row = ldc;
+  d.alpha = alpha, d.beta = beta;
+  return d;
+}
+
 void run_matmul(const MatmulDesc& d, const void* a, const void* b, float* c) { execute(cache.get(d), a, b, c); }
 
 bool run_matmul_if_fast(const MatmulDesc& d, const void* a, const void* b, float* c) {

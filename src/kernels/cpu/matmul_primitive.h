@@ -4,6 +4,8 @@
 // per-thread cache: building one JIT-compiles code (0.1-0.5 ms), running one can take microseconds.
 #include <cstdint>
 
+#include "kernels/backend.h"
+
 namespace attn::cpu {
 
 enum class MatmulInput { f32, bf16 };
@@ -19,6 +21,11 @@ struct MatmulDesc {
   float alpha = 1, beta = 0;
   bool operator==(const MatmulDesc&) const = default;
 };
+
+// The description of C = alpha·op(A)·op(B) + beta·C for row-major A, B, C with leading dimensions
+// lda, ldb, ldc (BLAS conventions); batch fields left at one matrix.
+MatmulDesc matmul_desc(Trans ta, Trans tb, int m, int n, int k, std::int64_t lda, std::int64_t ldb,
+                       std::int64_t ldc, float alpha, float beta);
 
 // Runs the product described by desc on a, b (float or bf16 as desc.input says) and c.
 void run_matmul(const MatmulDesc& desc, const void* a, const void* b, float* c);
