@@ -67,8 +67,26 @@ int main(int argc, char** argv) {
       });
       const double matmul = median_seconds([&] { attn::cpu::run_matmul(desc, a.data(), b.data(), c.data()); });
       const double flop = 2.0 * s.m * s.n * s.k;
-      std::printf("gemm %c%c %5dx%5dx%5d  sgemm %4.0f GFLOP/s  matmul %4.0f GFLOP/s\n", s.ta ? 'T' : 'N',
+      std::printf("gemm %c%c %5dx%5dx%5d  sgemm %4.0f GFLOP/s  matmul %4.0f GFLOP/s", s.ta ? 'T' : 'N',
                   s.tb ? 'T' : 'N', s.m, s.n, s.k, flop / sgemm / 1e9, flop / matmul / 1e9);
+      if (attn::cpu::bf16_matmul_supported()) {
+        // bf16: converting both operands on the way in (gemm_bf16) against operands already in bf16.
+        std::vector<attn::Bf16> a16(a.size()), b16(b.size());
+        const double convert = median_seconds([&] {
+          attn::cpu::to_bf16(a.data(), static_cast<std::int64_t>(a.size()), a16.data());
+          attn::cpu::to_bf16(b.data(), static_cast<std::int64_t>(b.size()), b16.data());
+        });
+        const double converting = median_seconds([&] {
+          attn::cpu::gemm_bf16(attn::Trans{s.ta}, attn::Trans{s.tb}, s.m, s.n, s.k, 1.0f, a.data(), a_cols, b.data(),
+                               b_cols, 0.0f, c.data(), s.n);
+        });
+        auto desc16 = desc;
+        desc16.input = attn::cpu::MatmulInput::bf16;
+        const double in_place = median_seconds([&] { attn::cpu::run_matmul(desc16, a16.data(), b16.data(), c.data()); });
+        std::printf("  bf16 converting %4.0f, operands in bf16 %4.0f GFLOP/s, conversion %.2f ms", flop / converting / 1e9,
+                    flop / in_place / 1e9, convert * 1e3);
+      }
+      std::printf("\n");
     }
     // Scores Q·Kᵀ (NT) and context P·V (NN) over [B·T, H·64] rows, H = d_model / 64.
     const int B = 128, T = 32, dk = 64, H = d / dk, hd = H * dk;

@@ -70,10 +70,14 @@ class Backend {
 
   // Mixed precision. A backend whose products round their inputs to bfloat16 anyway can keep
   // activations that only products (and ReLU's gradient) read in bf16: half the memory and no
-  // conversion per product, with the same results. Where this is false the three calls below
-  // are never made.
+  // conversion per product. The layers keep the feed-forward hidden layer so (the same results)
+  // and attention's projected queries, keys and values (rounded to bf16 before attention's
+  // products, as PyTorch's autocast rounds them). Where this is false the calls below are never made.
   virtual bool keeps_bf16_activations() const { return false; }
   virtual void to_bf16(const float* x, std::int64_t n, Bf16* y);
+  virtual void from_bf16(const Bf16* x, std::int64_t n, float* y);  // exact
+  // x rounded to bf16 in place, and the bf16 values written to kept.
+  virtual void round_to_bf16(float* x, std::int64_t n, Bf16* kept);
   // gemm with A and/or B given as bf16 (a_bf16, b_bf16); the others are float.
   virtual void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16,
                           int lda, const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc);
@@ -161,6 +165,12 @@ std::string to_string(MatmulPrecision precision);
 Backend& cpu_backend(MatmulPrecision precision = MatmulPrecision::fp32);
 
 inline void Backend::to_bf16(const float*, std::int64_t, Bf16*) {
+  throw std::logic_error(name() + " keeps no bf16 activations");
+}
+inline void Backend::from_bf16(const Bf16*, std::int64_t, float*) {
+  throw std::logic_error(name() + " keeps no bf16 activations");
+}
+inline void Backend::round_to_bf16(float*, std::int64_t, Bf16*) {
   throw std::logic_error(name() + " keeps no bf16 activations");
 }
 inline void Backend::gemm_mixed(Trans, Trans, int, int, int, float, const void*, bool, int, const void*, bool, int,

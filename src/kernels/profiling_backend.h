@@ -45,6 +45,10 @@ class ProfilingBackend final : public Backend {
   }
   bool keeps_bf16_activations() const override { return inner_.keeps_bf16_activations(); }
   void to_bf16(const float* x, std::int64_t n, Bf16* y) override { time("to_bf16", 0, [&] { inner_.to_bf16(x, n, y); }); }
+  void from_bf16(const Bf16* x, std::int64_t n, float* y) override { time("from_bf16", 0, [&] { inner_.from_bf16(x, n, y); }); }
+  void round_to_bf16(float* x, std::int64_t n, Bf16* kept) override {
+    time("round_to_bf16", 0, [&] { inner_.round_to_bf16(x, n, kept); });
+  }
   void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a16, int lda, const void* b,
                   bool b16, int ldb, float beta, float* c, int ldc) override {
     const std::string key = std::string("gemm_mixed ") + (ta == Trans::Yes ? "T" : "N") + (tb == Trans::Yes ? "T" : "N") +

@@ -56,11 +56,24 @@ void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int
     if (bf16_activations) return {shared_hidden, a.take<Bf16>(layer_rows * c.d_ff)};
     return {a.take<float>(layer_rows * c.d_ff), nullptr};
   };
+  // Attention's projections (Q, K, V; cross-attention's Q then K, V): likewise kept per layer, in
+  // bf16 with bf16 activations (the float buffer then shared as every layer's working copy).
+  float* const shared_projections = backward && !bf16_activations ? nullptr : a.take<float>(rows * c.qkv_width());
+  struct Projection {
+    float* f32;
+    Bf16* bf16;
+  };
+  auto projection = [&](std::int64_t n, std::int64_t offset) -> Projection {
+    if (!backward) return {shared_projections + offset, nullptr};
+    if (bf16_activations) return {shared_projections + offset, a.take<Bf16>(n)};
+    return {a.take<float>(n), nullptr};
+  };
   encoder.resize(c.encoder_layers);
   encoder_outputs.resize(c.encoder_layers);
   for (int i = 0; i < c.encoder_layers; ++i) {
     auto& e = encoder[i];
-    e.attention = {a.take<float>(rs * c.qkv_width()), probs, context};
+    const Projection qkv = projection(rs * c.qkv_width(), 0);
+    e.attention = {qkv.f32, probs, context, qkv.bf16};
     e.attention_residual = take_residual(a, rs, d);
     e.middle = first_sublayer;
     e.hidden = hidden(rs);
@@ -72,11 +85,12 @@ void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int
   decoder_outputs.resize(c.decoder_layers);
   for (int i = 0; i < c.decoder_layers; ++i) {
     auto& l = decoder[i];
-    l.self_attention = {a.take<float>(rt * c.qkv_width()), probs, context};
+    const Projection qkv = projection(rt * c.qkv_width(), 0);
+    l.self_attention = {qkv.f32, probs, context, qkv.bf16};
     l.self_residual = take_residual(a, rt, d);
     l.after_self = first_sublayer;
-    l.cross_attention = {a.take<float>(rt * hk), a.take<float>(rs * (hk + hv)),
-                         probs, context};
+    const Projection q = projection(rt * hk, 0), kv = projection(rs * (hk + hv), rt * hk);
+    l.cross_attention = {q.f32, kv.f32, probs, context, q.bf16, kv.bf16};
     l.cross_residual = take_residual(a, rt, d);
     l.after_cross = second_sublayer;
     l.hidden = hidden(rt);
@@ -97,11 +111,17 @@ void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int
   d_decoder = a.take<float>(rt * d);
   d_memory = a.take<float>(rs * d);
   scratch.d_sublayer = a.take<float>(rows * d);
-  scratch.d_hidden = a.take<float>(rows * c.d_ff);
+  // With bf16 activations the forward pass's float hidden layer is free by now.
+  scratch.d_hidden = shared_hidden ? shared_hidden : a.take<float>(rows * c.d_ff);
   scratch.attention.d_ctx = a.take<float>(rows * hv);
   scratch.attention.d_probs = a.take<float>(heads_b * longest * longest);
+  // Self-attention's ∂QKV, or cross-attention's ∂Q then ∂KV (never both at once).
   scratch.attention.d_q = a.take<float>(rows * c.qkv_width());
-  scratch.attention.d_kv = a.take<float>(rs * (hk + hv));
+  scratch.attention.d_kv = scratch.attention.d_q + rt * hk;
+  // A product's output gradient in bf16: the widest layer's, or a block of logits'.
+  const std::int64_t widest = std::max({c.d_ff, c.qkv_width(), d});
+  scratch.dy_bf16 = bf16_activations ? a.take<Bf16>(std::max(rows * widest, logits_rows * c.vocab_size)) : nullptr;
+  scratch.attention.dy_bf16 = scratch.dy_bf16;
 }
 
 }  // namespace attn

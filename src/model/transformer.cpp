@@ -242,7 +242,7 @@ LossSums Transformer::forward_backward(const TokenBatch& b, const nn::Dropout& d
     sums += backend_->cross_entropy(workspace_.logits, workspace_.tgt_out + first, count, config_.vocab_size,
                                     config_.label_smoothing, kPadId, grad_scale, nullptr);
     embedding_.project_backward(*backend_, workspace_.decoder_outputs.back() + first * d, count,
-                                workspace_.logits, workspace_.d_decoder + first * d);
+                                workspace_.logits, workspace_.d_decoder + first * d, workspace_.scratch.dy_bf16);
   });
   backward(b, dropout);
   return sums;

@@ -21,6 +21,17 @@ inline HeadsView dense_heads(const float* data, int width, int length) {
   return {data, width, static_cast<std::int64_t>(length) * width};
 }
 
+// Projected queries, keys and values kept in bf16 for the backward pass (where the backend keeps
+// bf16 activations; kept non-null): the forward pass rounds them in place and keeps the bf16
+// copy, so that the float buffer can be shared by all layers and the backward pass, restoring
+// it, sees exactly the values the forward pass used.
+inline void keep_in_bf16(Backend& be, float* x, std::int64_t n, Bf16* kept) {
+  if (kept) be.round_to_bf16(x, n, kept);
+}
+inline void restore_from_bf16(Backend& be, const Bf16* kept, std::int64_t n, float* x) {
+  if (kept) be.from_bf16(kept, n, x);
+}
+
 struct AttentionShape {
   int batch = 0, heads = 0, d_k = 0, d_v = 0;
   int queries = 0, keys = 0;  // per sentence

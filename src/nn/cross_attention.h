@@ -17,9 +17,11 @@ struct CrossAttention {
 
   struct Cache {
     float* q = nullptr;      // [B·T, h·d_k]
-    float* kv = nullptr;     // K [B·S, h·d_k] then V [B·S, h·d_v] (dense, as in SelfAttention)
+    float* kv = nullptr;     // [B·S, h·d_k + h·d_v]: K and V side by side, as SelfAttention's Q, K, V
     float* probs = nullptr;  // [B, h, T, S]; may be shared, like ctx
     float* ctx = nullptr;    // [B·T, h·d_v]; may be shared: backward recomputes it from probs and V
+    Bf16* q_bf16 = nullptr;  // if set, the kept copies of q and kv (which may then be shared)
+    Bf16* kv_bf16 = nullptr;
   };
 
   AttentionShape shape(int batch, int queries, int keys) const {

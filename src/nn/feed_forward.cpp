@@ -11,15 +11,15 @@ void FeedForward::forward(Backend& be, const float* x, std::int64_t rows, const 
 }
 
 void FeedForward::backward(Backend& be, const float* x, std::int64_t rows, const Hidden& hidden,
-                           const float* dy, float* d_hidden, float* dx) const {
+                           const float* dy, float* d_hidden, float* dx, Bf16* dy_bf16) const {
   if (hidden.bf16) {
-    fc2.backward(be, hidden.bf16, dy, rows, d_hidden, /*accumulate_dx=*/false);
+    fc2.backward(be, hidden.bf16, dy, rows, d_hidden, /*accumulate_dx=*/false, dy_bf16);
     be.relu_backward(d_hidden, hidden.bf16, rows * fc1.out);
   } else {
-    fc2.backward(be, hidden.f32, dy, rows, d_hidden, /*accumulate_dx=*/false);
+    fc2.backward(be, hidden.f32, dy, rows, d_hidden, /*accumulate_dx=*/false, dy_bf16);
     be.relu_backward(d_hidden, hidden.f32, rows * fc1.out);
   }
-  fc1.backward(be, x, d_hidden, rows, dx, /*accumulate_dx=*/true);
+  fc1.backward(be, x, d_hidden, rows, dx, /*accumulate_dx=*/true, dy_bf16);
 }
 
 }  // namespace attn::nn

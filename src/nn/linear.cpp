@@ -23,25 +23,31 @@ void Linear::forward(Backend& be, const Bf16* x, std::int64_t rows, float* y) co
   be.add_bias(y, bias, rows, out);
 }
 
-void Linear::backward(Backend& be, const Bf16* x, const float* dy, std::int64_t rows, float* dx,
-                      bool accumulate_dx) const {
-  be.gemm_mixed(Trans::Yes, Trans::No, out, in, static_cast<int>(rows), 1.0f, dy, false, out, x, true, in, 1.0f,
-                weight_grad, in);
-  bias_and_input_gradients(be, dy, rows, dx, accumulate_dx);
-}
-
 void Linear::backward(Backend& be, const float* x, const float* dy, std::int64_t rows, float* dx,
-                      bool accumulate_dx) const {
-  be.gemm(Trans::Yes, Trans::No, out, in, static_cast<int>(rows), 1.0f, dy, out, x, in, 1.0f, weight_grad, in);
-  bias_and_input_gradients(be, dy, rows, dx, accumulate_dx);
+                      bool accumulate_dx, Bf16* dy_bf16) const {
+  backward(be, x, false, dy, rows, dx, accumulate_dx, dy_bf16);
 }
 
-void Linear::bias_and_input_gradients(Backend& be, const float* dy, std::int64_t rows, float* dx,
-                                      bool accumulate_dx) const {
+void Linear::backward(Backend& be, const Bf16* x, const float* dy, std::int64_t rows, float* dx,
+                      bool accumulate_dx, Bf16* dy_bf16) const {
+  backward(be, x, true, dy, rows, dx, accumulate_dx, dy_bf16);
+}
+
+void Linear::backward(Backend& be, const void* x, bool x_bf16, const float* dy, std::int64_t rows, float* dx,
+                      bool accumulate_dx, Bf16* dy_bf16) const {
+  const int r = static_cast<int>(rows);
+  const float beta = accumulate_dx ? 1.0f : 0.0f;
   be.bias_grad(dy, rows, out, bias_grad);
-  if (dx)
-    be.gemm(Trans::No, Trans::No, static_cast<int>(rows), in, out, 1.0f, dy, out, weight, in,
-            accumulate_dx ? 1.0f : 0.0f, dx, in);
+  if (!x_bf16 && !dy_bf16) {  // float32 operands throughout
+    be.gemm(Trans::Yes, Trans::No, out, in, r, 1.0f, dy, out, static_cast<const float*>(x), in, 1.0f, weight_grad, in);
+    if (dx) be.gemm(Trans::No, Trans::No, r, in, out, 1.0f, dy, out, weight, in, beta, dx, in);
+    return;
+  }
+  const void* g = dy;
+  if (dy_bf16) be.to_bf16(dy, rows * out, dy_bf16), g = dy_bf16;
+  be.gemm_mixed(Trans::Yes, Trans::No, out, in, r, 1.0f, g, dy_bf16 != nullptr, out, x, x_bf16, in, 1.0f,
+                weight_grad, in);
+  if (dx) be.gemm_mixed(Trans::No, Trans::No, r, in, out, 1.0f, g, dy_bf16 != nullptr, out, weight, false, in, beta, dx, in);
 }
 
 }  // namespace attn::nn

@@ -13,30 +13,22 @@ struct Linear {
   float* bias_grad = nullptr;
   int in = 0, out = 0;
 
-  // The output rows [first, first + count) of this layer as a layer of its own (a slice of a
-  // fused projection such as W_q, W_k, W_v stacked), sharing the weights and gradients.
-  Linear rows(int first, int count) const {
-    return {weight + static_cast<std::int64_t>(first) * in, bias + first,
-            weight_grad ? weight_grad + static_cast<std::int64_t>(first) * in : nullptr,
-            bias_grad ? bias_grad + first : nullptr, in, count};
-  }
-
   // y [rows, out] (row stride ldy, default out) = x [rows, in] · Wᵀ + b, optionally through ReLU.
   void forward(Backend& be, const float* x, std::int64_t rows, float* y, bool relu = false,
                int ldy = 0) const;
   // Accumulates ∂W += dyᵀ·x and ∂b += Σ dy; dx = dy·W, added to dx's contents if accumulate_dx.
-  // dx may be null when the input needs no gradient.
+  // dx may be null when the input needs no gradient. Where the backend keeps bf16 activations,
+  // dy_bf16 (scratch, rows·out) takes dy rounded to bf16 once for both products that read it.
   void backward(Backend& be, const float* x, const float* dy, std::int64_t rows, float* dx,
-                bool accumulate_dx) const;
+                bool accumulate_dx, Bf16* dy_bf16 = nullptr) const;
   // The same with x kept in bf16 (Backend::keeps_bf16_activations); y and dy stay float.
   void forward(Backend& be, const Bf16* x, std::int64_t rows, float* y) const;
   void backward(Backend& be, const Bf16* x, const float* dy, std::int64_t rows, float* dx,
-                bool accumulate_dx) const;
+                bool accumulate_dx, Bf16* dy_bf16 = nullptr) const;
 
  private:
-  // ∂b += Σ dy and dx = dy·W: what both backward passes share.
-  void bias_and_input_gradients(Backend& be, const float* dy, std::int64_t rows, float* dx,
-                                bool accumulate_dx) const;
+  void backward(Backend& be, const void* x, bool x_bf16, const float* dy, std::int64_t rows, float* dx,
+                bool accumulate_dx, Bf16* dy_bf16) const;
 };
 
 }  // namespace attn::nn

@@ -13,6 +13,7 @@ struct AttentionScratch {  // backward-pass temporaries, shared by all layers
   float* d_probs = nullptr;  // [batch, h, queries, keys]
   float* d_q = nullptr;      // like the cache's q (or qkv)
   float* d_kv = nullptr;     // like the cross-attention cache's kv
+  Bf16* dy_bf16 = nullptr;   // with bf16 activations: a projection's output gradient (Linear::backward)
 };
 
 struct SelfAttention {
@@ -21,18 +22,18 @@ struct SelfAttention {
   int heads = 0, d_k = 0, d_v = 0;
 
   struct Cache {
-    // Q [B·T, h·d_k], then K [B·T, h·d_k], then V [B·T, h·d_v], one after the other: each head's
-    // block of a sentence then lies in rows of one dense matrix, and the batched products over
-    // all blocks run as one (oneDNN's brgemm; 4× faster than over rows of a fused QKV matrix).
+    // [B·T, h·d_k + h·d_k + h·d_v]: each row's Q, K and V side by side, from one product over the
+    // fused W_qkv; the batched attention products read each head's block in place (any row stride).
     float* qkv = nullptr;
     float* probs = nullptr;  // [B, h, T, T]; may be shared, like ctx
     float* ctx = nullptr;    // [B·T, h·d_v]; may be shared: backward recomputes it from probs and V
+    Bf16* qkv_bf16 = nullptr;  // if set, qkv's kept copy (qkv may then be shared: keep_in_bf16)
   };
 
-  struct Projections {
-    Linear q, k, v;
+  struct Views {
+    HeadsView q, k, v;
   };
-  Projections projections() const;  // W_q, W_k, W_v as slices of qkv
+  Views views(const float* qkv_rows, int length) const;  // of rows laid out like Cache::qkv
 
   AttentionShape shape(int batch, int length) const { return {batch, heads, d_k, d_v, length, length}; }
   // y [B·T, d_model] = W_o · Attention(x)

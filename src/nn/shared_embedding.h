@@ -25,9 +25,10 @@ struct SharedEmbedding {
 
   // logits [rows, vocab] = y [rows, dim] · Eᵀ
   void project(Backend& be, const float* y, std::int64_t rows, float* logits) const;
-  // dy = d_logits · E (overwritten); E's gradient += d_logitsᵀ · y.
+  // dy = d_logits · E (overwritten); E's gradient += d_logitsᵀ · y. d_logits_bf16: as
+  // Linear::backward's dy_bf16.
   void project_backward(Backend& be, const float* y, std::int64_t rows, const float* d_logits,
-                        float* dy) const;
+                        float* dy, Bf16* d_logits_bf16 = nullptr) const;
 };
 
 }  // namespace attn::nn

@@ -147,6 +147,32 @@ TEST_F(GemmBf16Test, ConversionRoundsToNearestEven) {
   for (std::size_t i = 3; i < x.size(); ++i) ASSERT_EQ(got[i], bf16_bits(x[i])) << i << " " << x[i];
 }
 
+TEST_F(GemmBf16Test, RoundingInPlaceKeepsTheBf16ValuesAndWideningIsExact) {
+  Backend& be = cpu_backend(MatmulPrecision::bf16);
+  auto x = random_values(4096 * 3 + 21, 8, -50, 50);  // several vector rows and a ragged tail
+  x[0] = 1.0f + 1.0f / 256, x[1] = -0.0f;
+  const std::int64_t n = static_cast<std::int64_t>(x.size());
+  auto dx = testing::to_device(be, x);
+  DeviceBuffer<Bf16> kept(be, x.size());
+  be.round_to_bf16(dx.data(), n, kept.data());
+  std::vector<Bf16> bits(x.size());
+  be.copy_to_host(bits.data(), kept.data(), bits.size() * sizeof(Bf16));
+  const auto rounded = testing::to_host(be, dx);
+  DeviceBuffer<float> widened(be, x.size());
+  be.from_bf16(kept.data(), n, widened.data());
+  const auto back = testing::to_host(be, widened);
+  EXPECT_EQ(rounded[0], 1.0f);
+  EXPECT_EQ(bits[1], 0x8000);  // -0 keeps its sign
+  EXPECT_TRUE(std::signbit(rounded[1]));
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (i != 1) {
+      ASSERT_EQ(bits[i], bf16_bits(x[i])) << i;
+    }
+    ASSERT_EQ(rounded[i], static_cast<float>(bf16_round(x[i]))) << i << " " << x[i];
+    ASSERT_EQ(back[i], rounded[i]) << i;
+  }
+}
+
 TEST_F(GemmBf16Test, OperandsKeptInBf16AreReadInPlace) {
   // A, B or both handed over as bf16 (strided, every transpose), large enough for the bf16
   // kernel and small enough (32 rows) for the float32 fallback, which widens them exactly. The

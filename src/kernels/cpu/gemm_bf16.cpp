@@ -2,63 +2,16 @@
 // PyTorch's autocast does it). On a CPU with AVX512-BF16 oneDNN's bf16 matmul runs at ~2× the
 // float32 rate (measured here: 400-435 against 190-220 GFLOP/s on two cores); the inputs are
 // rounded to bf16 (8 significant bits) on the way in.
-#if defined(__AVX512BF16__)
-#include <immintrin.h>
-#endif
-
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
+#include "kernels/cpu/bf16_conversion.h"
 #include "kernels/cpu/matmul_primitive.h"
 #include "kernels/cpu/ops.h"
 
 namespace attn::cpu {
-namespace {
-
-// Round to nearest even, as the AVX512-BF16 conversion instructions do. NaNs stay NaNs.
-inline Bf16 round_to_bf16(float x) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<Bf16>((bits >> 16) | 0x40u);
-  bits += 0x7fffu + ((bits >> 16) & 1u);
-  return static_cast<Bf16>(bits >> 16);
-}
-
-// Converts a rows × cols block stored with leading dimension ld into a packed bf16 block.
-void convert(const float* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, Bf16* dst) {
-#pragma omp parallel for schedule(static) if (rows * cols > (1 << 16))
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const float* s = src + r * ld;
-    Bf16* d = dst + r * cols;
-    std::int64_t c = 0;
-#if defined(__AVX512BF16__)  // 16 at a time with the CPU's own rounding instruction
-    for (; c + 16 <= cols; c += 16)
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + c), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(s + c)));
-#endif
-    for (; c < cols; ++c) d[c] = round_to_bf16(s[c]);
-  }
-}
-
-// A bf16 block back to float (exact), packed.
-void widen(const Bf16* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, float* dst) {
-  for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t c = 0; c < cols; ++c) {
-      const std::uint32_t bits = static_cast<std::uint32_t>(src[r * ld + c]) << 16;
-      std::memcpy(dst + r * cols + c, &bits, sizeof bits);
-    }
-}
-
-}  // namespace
 
 const int kMinBf16Dim = 128;
-
-void to_bf16(const float* x, std::int64_t n, Bf16* y) {
-  // As rows of 4096 so that the threads share the work, then the rest.
-  const std::int64_t cols = 4096, rows = n / cols, done = rows * cols;
-  convert(x, rows, cols, cols, y);
-  if (done < n) convert(x + done, 1, n - done, n - done, y + done);
-}
 
 bool bf16_matmul_supported() {
   static const bool supported = __builtin_cpu_supports("avx512bf16");
@@ -84,12 +37,12 @@ void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void
     const float* bf = static_cast<const float*>(b);
     if (a_bf16) {
       a32.resize(a_rows * a_cols);
-      widen(static_cast<const Bf16*>(a), a_rows, a_cols, lda, a32.data());
+      widen_bf16(static_cast<const Bf16*>(a), a_rows, a_cols, lda, a32.data());
       af = a32.data(), lda = static_cast<int>(a_cols);
     }
     if (b_bf16) {
       b32.resize(b_rows * b_cols);
-      widen(static_cast<const Bf16*>(b), b_rows, b_cols, ldb, b32.data());
+      widen_bf16(static_cast<const Bf16*>(b), b_rows, b_cols, ldb, b32.data());
       bf = b32.data(), ldb = static_cast<int>(b_cols);
     }
     return gemm(ta, tb, m, n, k, alpha, af, lda, bf, ldb, beta, c, ldc);
@@ -101,12 +54,12 @@ void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void
   std::int64_t a_ld = lda, b_ld = ldb;
   if (!a_bf16) {
     a16.resize(a_rows * a_cols);
-    convert(static_cast<const float*>(a), a_rows, a_cols, lda, a16.data());
+    convert_to_bf16(static_cast<const float*>(a), a_rows, a_cols, lda, a16.data());
     a_in = a16.data(), a_ld = a_cols;
   }
   if (!b_bf16) {
     b16.resize(b_rows * b_cols);
-    convert(static_cast<const float*>(b), b_rows, b_cols, ldb, b16.data());
+    convert_to_bf16(static_cast<const float*>(b), b_rows, b_cols, ldb, b16.data());
     b_in = b16.data(), b_ld = b_cols;
   }
   MatmulDesc d = matmul_desc(ta, tb, m, n, k, a_ld, b_ld, ldc, alpha, beta);

@@ -85,6 +85,46 @@ void one_product(Trans ta, int m, int n, int k, float alpha, const float* a, int
   }
 }
 
+// dst (cols × rows, leading dimension ldd) = the transpose of src (rows × cols, leading dimension
+// lds): 16 × 16 tiles transposed in registers (unpack, shuffle within and across 128-bit lanes),
+// the edges one by one. Scores Q·Kᵀ need K's block this way round, once per block.
+void transpose(const float* src, int rows, int cols, std::int64_t lds, float* dst, std::int64_t ldd) {
+  int i = 0;
+  for (; i + 16 <= rows; i += 16) {
+    int j = 0;
+    for (; j + 16 <= cols; j += 16) {
+      __m512 r[16], t[16];
+      unrolled<16>([&](auto q) { r[q] = _mm512_loadu_ps(src + (i + q) * lds + j); });
+      // (Zero-masked forms throughout: GCC 12 warns about the plain ones' undefined source.)
+      unrolled<8>([&](auto q) {
+        t[2 * q] = _mm512_maskz_unpacklo_ps(0xffff, r[2 * q], r[2 * q + 1]);
+        t[2 * q + 1] = _mm512_maskz_unpackhi_ps(0xffff, r[2 * q], r[2 * q + 1]);
+      });
+      // r[4q + c] then holds, in 128-bit lane L, column 4L + c of rows 4q .. 4q + 3.
+      unrolled<4>([&](auto q) {
+        r[4 * q + 0] = _mm512_maskz_shuffle_ps(0xffff, t[4 * q], t[4 * q + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        r[4 * q + 1] = _mm512_maskz_shuffle_ps(0xffff, t[4 * q], t[4 * q + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        r[4 * q + 2] = _mm512_maskz_shuffle_ps(0xffff, t[4 * q + 1], t[4 * q + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        r[4 * q + 3] = _mm512_maskz_shuffle_ps(0xffff, t[4 * q + 1], t[4 * q + 3], _MM_SHUFFLE(3, 2, 3, 2));
+      });
+      unrolled<4>([&](auto c) {
+        const __m512 u0 = _mm512_maskz_shuffle_f32x4(0xffff, r[c], r[4 + c], 0x44);
+        const __m512 u1 = _mm512_maskz_shuffle_f32x4(0xffff, r[c], r[4 + c], 0xee);
+        const __m512 u2 = _mm512_maskz_shuffle_f32x4(0xffff, r[8 + c], r[12 + c], 0x44);
+        const __m512 u3 = _mm512_maskz_shuffle_f32x4(0xffff, r[8 + c], r[12 + c], 0xee);
+        _mm512_storeu_ps(dst + (j + c) * ldd + i, _mm512_maskz_shuffle_f32x4(0xffff, u0, u2, 0x88));
+        _mm512_storeu_ps(dst + (j + c + 4) * ldd + i, _mm512_maskz_shuffle_f32x4(0xffff, u0, u2, 0xdd));
+        _mm512_storeu_ps(dst + (j + c + 8) * ldd + i, _mm512_maskz_shuffle_f32x4(0xffff, u1, u3, 0x88));
+        _mm512_storeu_ps(dst + (j + c + 12) * ldd + i, _mm512_maskz_shuffle_f32x4(0xffff, u1, u3, 0xdd));
+      });
+    }
+    for (; j < cols; ++j)
+      for (int q = i; q < i + 16; ++q) dst[j * ldd + q] = src[q * lds + j];
+  }
+  for (; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) dst[j * ldd + i] = src[i * lds + j];
+}
+
 }  // namespace
 
 bool small_gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
@@ -101,8 +141,7 @@ bool small_gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, co
       const float* bi = b + o * batch.b_outer + h * batch.b_inner;
       std::int64_t ld = ldb;
       if (tb == Trans::Yes) {
-        for (int p = 0; p < k; ++p)
-          for (int j = 0; j < n; ++j) packed[static_cast<std::size_t>(p) * n + j] = bi[static_cast<std::int64_t>(j) * ldb + p];
+        transpose(bi, n, k, ldb, packed.data(), n);
         bi = packed.data(), ld = n;
       }
       one_product(ta, m, n, k, alpha, a + o * batch.a_outer + h * batch.a_inner, lda, bi, ld, beta,

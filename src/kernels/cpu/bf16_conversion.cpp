@@ -1,0 +1,80 @@
+// float32 <-> bfloat16 conversion: the blocks the mixed-precision products read, and the
+// activations kept in bf16 (Backend::to_bf16, from_bf16, round_to_bf16).
+#if defined(__AVX512BF16__)
+#include <immintrin.h>
+#endif
+
+#include "kernels/cpu/bf16_conversion.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "kernels/cpu/ops.h"
+
+namespace attn::cpu {
+namespace {
+
+// Round to nearest even, as the AVX512-BF16 conversion instructions do. NaNs stay NaNs.
+inline Bf16 round_scalar(float x) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<Bf16>((bits >> 16) | 0x40u);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<Bf16>(bits >> 16);
+}
+
+inline float widen_scalar(Bf16 x) { return std::bit_cast<float>(static_cast<std::uint32_t>(x) << 16); }
+
+// Rows of 4096 so that the threads share a long vector, then the rest.
+constexpr std::int64_t kVectorRow = 4096;
+
+}  // namespace
+
+void convert_to_bf16(const float* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, Bf16* dst) {
+#pragma omp parallel for schedule(static) if (rows * cols > (1 << 16))
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* s = src + r * ld;
+    Bf16* d = dst + r * cols;
+    std::int64_t c = 0;
+#if defined(__AVX512BF16__)  // 16 at a time with the CPU's own rounding instruction
+    for (; c + 16 <= cols; c += 16)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + c), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(s + c)));
+#endif
+    for (; c < cols; ++c) d[c] = round_scalar(s[c]);
+  }
+}
+
+void widen_bf16(const Bf16* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, float* dst) {
+#pragma omp parallel for schedule(static) if (rows * cols > (1 << 16))
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const Bf16* s = src + r * ld;
+    float* d = dst + r * cols;
+#pragma omp simd
+    for (std::int64_t c = 0; c < cols; ++c) d[c] = widen_scalar(s[c]);
+  }
+}
+
+void to_bf16(const float* x, std::int64_t n, Bf16* y) {
+  const std::int64_t rows = n / kVectorRow, done = rows * kVectorRow;
+  convert_to_bf16(x, rows, kVectorRow, kVectorRow, y);
+  if (done < n) convert_to_bf16(x + done, 1, n - done, n - done, y + done);
+}
+
+void from_bf16(const Bf16* x, std::int64_t n, float* y) {
+  const std::int64_t rows = n / kVectorRow, done = rows * kVectorRow;
+  widen_bf16(x, rows, kVectorRow, kVectorRow, y);
+  if (done < n) widen_bf16(x + done, 1, n - done, n - done, y + done);
+}
+
+void round_to_bf16(float* x, std::int64_t n, Bf16* kept) {
+  // One pass: the conversion, then its exact widening written back.
+#pragma omp parallel for schedule(static) if (n > (1 << 16))
+  for (std::int64_t r = 0; r < (n + kVectorRow - 1) / kVectorRow; ++r) {
+    const std::int64_t begin = r * kVectorRow, count = std::min(kVectorRow, n - begin);
+    convert_to_bf16(x + begin, 1, count, count, kept + begin);
+    widen_bf16(kept + begin, 1, count, count, x + begin);
+  }
+}
+
+}  // namespace attn::cpu
