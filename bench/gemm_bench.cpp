@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
       const float* b = scores ? k.data() : q.data();
       float* c = scores ? probs.data() : ctx.data();
       const double small = median_seconds(
-          [&] { attn::cpu::small_gemm_batched(attn::Trans::No, tb, T, n, kk, 1.0f, a, lda, b, hd, 0.0f, c, ldc, batch); });
+          [&] { attn::cpu::small_gemm_batched(attn::Trans::No, tb, T, n, kk, 1.0f, a, false, lda, b, false, hd, 0.0f, c, ldc, batch); });
       const double matmul = median_seconds([&] { attn::cpu::run_matmul(desc, a, b, c); });
       const double flop = 2.0 * B * H * T * T * dk;
       std::printf("batched %s %dx%d blocks of %dx%dx%d  small-block %4.0f GFLOP/s  matmul %4.0f GFLOP/s\n",

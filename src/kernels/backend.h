@@ -75,13 +75,14 @@ class Backend {
   // products, as PyTorch's autocast rounds them). Where this is false the calls below are never made.
   virtual bool keeps_bf16_activations() const { return false; }
   virtual void to_bf16(const float* x, std::int64_t n, Bf16* y);
-  virtual void from_bf16(const Bf16* x, std::int64_t n, float* y);  // exact
-  // x rounded to bf16 in place, and the bf16 values written to kept.
-  virtual void round_to_bf16(float* x, std::int64_t n, Bf16* kept);
   // gemm with A and/or B given as bf16 (a_bf16, b_bf16); the others are float.
   virtual void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16,
                           int lda, const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc);
   virtual void relu_backward(float* dy, const Bf16* y, std::int64_t n);  // dy *= y > 0
+  // gemm_batched with A and/or B given as bf16 (attention's kept queries, keys and values).
+  virtual void gemm_batched_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16,
+                                  int lda, const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc,
+                                  const GemmBatch& batch);
   // (The defaults refuse: only a backend that keeps bf16 activations is asked.)
 
   // Element-wise.
@@ -167,14 +168,12 @@ Backend& cpu_backend(MatmulPrecision precision = MatmulPrecision::fp32);
 inline void Backend::to_bf16(const float*, std::int64_t, Bf16*) {
   throw std::logic_error(name() + " keeps no bf16 activations");
 }
-inline void Backend::from_bf16(const Bf16*, std::int64_t, float*) {
-  throw std::logic_error(name() + " keeps no bf16 activations");
-}
-inline void Backend::round_to_bf16(float*, std::int64_t, Bf16*) {
-  throw std::logic_error(name() + " keeps no bf16 activations");
-}
 inline void Backend::gemm_mixed(Trans, Trans, int, int, int, float, const void*, bool, int, const void*, bool, int,
                                 float, float*, int) {
+  throw std::logic_error(name() + " keeps no bf16 activations");
+}
+inline void Backend::gemm_batched_mixed(Trans, Trans, int, int, int, float, const void*, bool, int, const void*, bool,
+                                        int, float, float*, int, const GemmBatch&) {
   throw std::logic_error(name() + " keeps no bf16 activations");
 }
 inline void Backend::relu_backward(float*, const Bf16*, std::int64_t) {

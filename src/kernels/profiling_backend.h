@@ -45,15 +45,19 @@ class ProfilingBackend final : public Backend {
   }
   bool keeps_bf16_activations() const override { return inner_.keeps_bf16_activations(); }
   void to_bf16(const float* x, std::int64_t n, Bf16* y) override { time("to_bf16", 0, [&] { inner_.to_bf16(x, n, y); }); }
-  void from_bf16(const Bf16* x, std::int64_t n, float* y) override { time("from_bf16", 0, [&] { inner_.from_bf16(x, n, y); }); }
-  void round_to_bf16(float* x, std::int64_t n, Bf16* kept) override {
-    time("round_to_bf16", 0, [&] { inner_.round_to_bf16(x, n, kept); });
-  }
   void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a16, int lda, const void* b,
                   bool b16, int ldb, float beta, float* c, int ldc) override {
     const std::string key = std::string("gemm_mixed ") + (ta == Trans::Yes ? "T" : "N") + (tb == Trans::Yes ? "T" : "N") +
                             " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
     time(key, 2.0 * m * n * k, [&] { inner_.gemm_mixed(ta, tb, m, n, k, alpha, a, a16, lda, b, b16, ldb, beta, c, ldc); });
+  }
+  void gemm_batched_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a16, int lda,
+                          const void* b, bool b16, int ldb, float beta, float* c, int ldc,
+                          const GemmBatch& batch) override {
+    const std::string key = std::string("gemm_batched_mixed ") + (ta == Trans::Yes ? "T" : "N") + (tb == Trans::Yes ? "T" : "N");
+    time(key, 2.0 * m * n * k * batch.outer * batch.inner, [&] {
+      inner_.gemm_batched_mixed(ta, tb, m, n, k, alpha, a, a16, lda, b, b16, ldb, beta, c, ldc, batch);
+    });
   }
   void relu_backward(float* dy, const Bf16* y, std::int64_t n) override {
     time("relu_backward", 0, [&] { inner_.relu_backward(dy, y, n); });

@@ -3,6 +3,18 @@
 #include <cmath>
 
 namespace attn::nn {
+namespace {
+
+// C = op(A)·op(B) over the batch, with A and B float or bf16 (views of kept projections).
+void batched(Backend& be, Trans ta, Trans tb, int m, int n, int k, const void* a, bool a_bf16, int lda, const void* b,
+             bool b_bf16, int ldb, float* c, int ldc, const GemmBatch& batch) {
+  if (a_bf16 || b_bf16)
+    return be.gemm_batched_mixed(ta, tb, m, n, k, 1.0f, a, a_bf16, lda, b, b_bf16, ldb, 0.0f, c, ldc, batch);
+  be.gemm_batched(ta, tb, m, n, k, 1.0f, static_cast<const float*>(a), lda, static_cast<const float*>(b), ldb, 0.0f,
+                  c, ldc, batch);
+}
+
+}  // namespace
 
 void attention_forward(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, HeadsView v,
                        const AttentionMask& mask, float* probs, float* ctx) {
@@ -14,9 +26,8 @@ void attention_probs(Backend& be, const AttentionShape& s, HeadsView q, HeadsVie
                      const AttentionMask& mask, float* probs) {
   const std::int64_t block = static_cast<std::int64_t>(s.queries) * s.keys;
   // scores[b, h] = Q_bh · K_bhᵀ
-  be.gemm_batched(Trans::No, Trans::Yes, s.queries, s.keys, s.d_k, 1.0f, q.data, q.ld, k.data, k.ld,
-                  0.0f, probs, s.keys,
-                  GemmBatch{s.batch, s.heads, q.batch_stride, s.d_k, k.batch_stride, s.d_k,
+  batched(be, Trans::No, Trans::Yes, s.queries, s.keys, s.d_k, q.data, q.bf16, q.ld, k.data, k.bf16, k.ld, probs,
+          s.keys, GemmBatch{s.batch, s.heads, q.batch_stride, s.d_k, k.batch_stride, s.d_k,
                             s.heads * block, block});
   be.attention_softmax(probs, s.batch, s.heads, s.queries, s.keys, mask,
                        1.0f / std::sqrt(static_cast<float>(s.d_k)));
@@ -26,9 +37,8 @@ void attention_context(Backend& be, const AttentionShape& s, const float* probs,
   const std::int64_t block = static_cast<std::int64_t>(s.queries) * s.keys;
   const int ld_ctx = s.heads * s.d_v;
   // ctx[b, :, h] = P_bh · V_bh
-  be.gemm_batched(Trans::No, Trans::No, s.queries, s.d_v, s.keys, 1.0f, probs, s.keys, v.data, v.ld,
-                  0.0f, ctx, ld_ctx,
-                  GemmBatch{s.batch, s.heads, s.heads * block, block, v.batch_stride, s.d_v,
+  batched(be, Trans::No, Trans::No, s.queries, s.d_v, s.keys, probs, false, s.keys, v.data, v.bf16, v.ld, ctx,
+          ld_ctx, GemmBatch{s.batch, s.heads, s.heads * block, block, v.batch_stride, s.d_v,
                             static_cast<std::int64_t>(s.queries) * ld_ctx, s.d_v});
 }
 
@@ -45,9 +55,8 @@ void attention_backward(Backend& be, const AttentionShape& s, HeadsView q, Heads
   be.gemm_batched(Trans::Yes, Trans::No, s.keys, s.d_v, s.queries, 1.0f, probs, s.keys, dctx, ld_ctx,
                   0.0f, dv, v.ld, b);
   // dP_bh = dctx_bh · V_bhᵀ
-  be.gemm_batched(Trans::No, Trans::Yes, s.queries, s.keys, s.d_v, 1.0f, dctx, ld_ctx, v.data, v.ld,
-                  0.0f, dprobs, s.keys,
-                  GemmBatch{s.batch, s.heads, ctx_stride, s.d_v, v.batch_stride, s.d_v,
+  batched(be, Trans::No, Trans::Yes, s.queries, s.keys, s.d_v, dctx, false, ld_ctx, v.data, v.bf16, v.ld, dprobs,
+          s.keys, GemmBatch{s.batch, s.heads, ctx_stride, s.d_v, v.batch_stride, s.d_v,
                             s.heads * block, block});
   // dS = P ⊙ (dP - rowsum(dP ⊙ P)) / √d_k
   be.attention_softmax_backward(dprobs, probs, s.probs_size() / s.keys, s.keys,
@@ -55,12 +64,12 @@ void attention_backward(Backend& be, const AttentionShape& s, HeadsView q, Heads
   // dQ_bh = dS_bh · K_bh ; dK_bh = dS_bhᵀ · Q_bh
   b = probs_by_head;
   b.b_outer = k.batch_stride, b.b_inner = s.d_k, b.c_outer = q.batch_stride, b.c_inner = s.d_k;
-  be.gemm_batched(Trans::No, Trans::No, s.queries, s.d_k, s.keys, 1.0f, dprobs, s.keys, k.data, k.ld,
-                  0.0f, dq, q.ld, b);
+  batched(be, Trans::No, Trans::No, s.queries, s.d_k, s.keys, dprobs, false, s.keys, k.data, k.bf16, k.ld, dq, q.ld,
+          b);
   b = probs_by_head;
   b.b_outer = q.batch_stride, b.b_inner = s.d_k, b.c_outer = k.batch_stride, b.c_inner = s.d_k;
-  be.gemm_batched(Trans::Yes, Trans::No, s.keys, s.d_k, s.queries, 1.0f, dprobs, s.keys, q.data, q.ld,
-                  0.0f, dk, k.ld, b);
+  batched(be, Trans::Yes, Trans::No, s.keys, s.d_k, s.queries, dprobs, false, s.keys, q.data, q.bf16, q.ld, dk, k.ld,
+          b);
 }
 
 }  // namespace attn::nn

@@ -8,29 +8,36 @@
 
 namespace attn::nn {
 
-// Rows of sentence b start at data + b·batch_stride; consecutive rows are ld floats apart;
-// head i of a row starts at i·d_k (or i·d_v).
+// Rows of sentence b start at data + b·batch_stride; consecutive rows are ld elements apart;
+// head i of a row starts at i·d_k (or i·d_v). The elements are floats, or bf16 if bf16.
 struct HeadsView {
-  const float* data = nullptr;
+  const void* data = nullptr;
   int ld = 0;
   std::int64_t batch_stride = 0;
+  bool bf16 = false;
 };
 
-// A dense [batch·length, width] matrix of heads (consecutive rows width floats apart).
-inline HeadsView dense_heads(const float* data, int width, int length) {
-  return {data, width, static_cast<std::int64_t>(length) * width};
+// A dense [batch·length, width] matrix of heads (consecutive rows width elements apart).
+inline HeadsView dense_heads(const void* data, int width, int length, bool bf16 = false) {
+  return {data, width, static_cast<std::int64_t>(length) * width, bf16};
 }
 
-// Projected queries, keys and values kept in bf16 for the backward pass (where the backend keeps
-// bf16 activations; kept non-null): the forward pass rounds them in place and keeps the bf16
-// copy, so that the float buffer can be shared by all layers and the backward pass, restoring
-// it, sees exactly the values the forward pass used.
-inline void keep_in_bf16(Backend& be, float* x, std::int64_t n, Bf16* kept) {
-  if (kept) be.round_to_bf16(x, n, kept);
+// Projected queries, keys or values as attention reads them, in the forward pass and again in
+// the backward pass: x itself, or where the backend keeps bf16 activations (kept non-null) x
+// rounded once into kept, so that x's float buffer can be shared by all layers.
+struct Projected {
+  const void* data;
+  bool bf16;
+  Projected(const float* x) : data(x), bf16(false) {}
+  Projected(const Bf16* x) : data(x), bf16(true) {}
+};
+inline Projected project_kept(Backend& be, const float* x, std::int64_t n, Bf16* kept) {
+  if (!kept) return x;
+  be.to_bf16(x, n, kept);
+  return kept;
 }
-inline void restore_from_bf16(Backend& be, const Bf16* kept, std::int64_t n, float* x) {
-  if (kept) be.from_bf16(kept, n, x);
-}
+// What the backward pass reads: the kept copy if there is one.
+inline Projected kept_or(const Bf16* kept, const float* x) { return kept ? Projected(kept) : Projected(x); }
 
 struct AttentionShape {
   int batch = 0, heads = 0, d_k = 0, d_v = 0;
@@ -50,8 +57,8 @@ void attention_probs(Backend& be, const AttentionShape& s, HeadsView q, HeadsVie
 // ctx [batch·queries, heads·d_v] = probs · V.
 void attention_context(Backend& be, const AttentionShape& s, const float* probs, HeadsView v, float* ctx);
 
-// Given ∂L/∂ctx, writes ∂L/∂q, ∂L/∂k, ∂L/∂v into buffers laid out like q, k and v (same ld and
-// batch stride; overwritten). dprobs is scratch of probs' size.
+// Given ∂L/∂ctx, writes ∂L/∂q, ∂L/∂k, ∂L/∂v into float buffers laid out like q, k and v (same ld
+// and batch stride, in elements; overwritten). dprobs is scratch of probs' size.
 void attention_backward(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, HeadsView v,
                         const float* probs, const float* dctx, float* dprobs, float* dq, float* dk,
                         float* dv);

@@ -2,12 +2,13 @@
 
 namespace attn::nn {
 
-HeadsView CrossAttention::keys(const float* kv_rows, int length) const {
-  return {kv_rows, kv.out, static_cast<std::int64_t>(length) * kv.out};
+HeadsView CrossAttention::keys(Projected kv_rows, int length) const {
+  return dense_heads(kv_rows.data, kv.out, length, kv_rows.bf16);
 }
 
-HeadsView CrossAttention::values(const float* kv_rows, int length) const {
-  return {kv_rows + heads * d_k, kv.out, static_cast<std::int64_t>(length) * kv.out};
+HeadsView CrossAttention::values(Projected kv_rows, int length) const {
+  const std::size_t element = kv_rows.bf16 ? sizeof(Bf16) : sizeof(float);
+  return dense_heads(static_cast<const char*>(kv_rows.data) + heads * d_k * element, kv.out, length, kv_rows.bf16);
 }
 
 void CrossAttention::forward(Backend& be, const float* x, const float* memory, int batch, int length,
@@ -16,12 +17,11 @@ void CrossAttention::forward(Backend& be, const float* x, const float* memory, i
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   const std::int64_t memory_rows = static_cast<std::int64_t>(batch) * memory_length;
   q.forward(be, x, rows, cache.q);
-  keep_in_bf16(be, cache.q, rows * q.out, cache.q_bf16);
+  const Projected queries = project_kept(be, cache.q, rows * q.out, cache.q_bf16);
   kv.forward(be, memory, memory_rows, cache.kv);
-  keep_in_bf16(be, cache.kv, memory_rows * kv.out, cache.kv_bf16);
-  attention_forward(be, shape(batch, length, memory_length), dense_heads(cache.q, q.out, length),
-                    keys(cache.kv, memory_length), values(cache.kv, memory_length), mask, cache.probs,
-                    cache.ctx);
+  const Projected memory_kv = project_kept(be, cache.kv, memory_rows * kv.out, cache.kv_bf16);
+  attention_forward(be, shape(batch, length, memory_length), dense_heads(queries.data, q.out, length, queries.bf16),
+                    keys(memory_kv, memory_length), values(memory_kv, memory_length), mask, cache.probs, cache.ctx);
   out.forward(be, cache.ctx, rows, y);
 }
 
@@ -30,11 +30,10 @@ void CrossAttention::backward(Backend& be, const float* x, const float* memory, 
                               const AttentionScratch& scratch, float* dx, float* d_memory) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   const std::int64_t memory_rows = static_cast<std::int64_t>(batch) * memory_length;
-  restore_from_bf16(be, cache.q_bf16, rows * q.out, cache.q);
-  restore_from_bf16(be, cache.kv_bf16, memory_rows * kv.out, cache.kv);
   const AttentionShape s = shape(batch, length, memory_length);
-  const HeadsView queries = dense_heads(cache.q, q.out, length);
-  const HeadsView k = keys(cache.kv, memory_length), v = values(cache.kv, memory_length);
+  const Projected kept_q = kept_or(cache.q_bf16, cache.q), memory_kv = kept_or(cache.kv_bf16, cache.kv);
+  const HeadsView queries = dense_heads(kept_q.data, q.out, length, kept_q.bf16);
+  const HeadsView k = keys(memory_kv, memory_length), v = values(memory_kv, memory_length);
   attention_probs(be, s, queries, k, mask, cache.probs);
   attention_context(be, s, cache.probs, v, cache.ctx);
   out.backward(be, cache.ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false, scratch.dy_bf16);

@@ -20,7 +20,7 @@ struct CrossAttention {
     float* kv = nullptr;     // [B·S, h·d_k + h·d_v]: K and V side by side, as SelfAttention's Q, K, V
     float* probs = nullptr;  // [B, h, T, S]; may be shared, like ctx
     float* ctx = nullptr;    // [B·T, h·d_v]; may be shared: backward recomputes it from probs and V
-    Bf16* q_bf16 = nullptr;  // if set, the kept copies of q and kv (which may then be shared)
+    Bf16* q_bf16 = nullptr;  // if set, what attention reads instead of q and kv (project_kept)
     Bf16* kv_bf16 = nullptr;
   };
 
@@ -29,8 +29,8 @@ struct CrossAttention {
   }
   // Views of memory projected by the fused kv product ([rows, h·(d_k + d_v)], as incremental
   // decoding keeps it), for `length` memory rows per sentence.
-  HeadsView keys(const float* kv_rows, int length) const;
-  HeadsView values(const float* kv_rows, int length) const;
+  HeadsView keys(Projected kv_rows, int length) const;
+  HeadsView values(Projected kv_rows, int length) const;
 
   void forward(Backend& be, const float* x, const float* memory, int batch, int length,
                int memory_length, const AttentionMask& mask, const Cache& cache, float* y) const;

@@ -27,13 +27,13 @@ struct SelfAttention {
     float* qkv = nullptr;
     float* probs = nullptr;  // [B, h, T, T]; may be shared, like ctx
     float* ctx = nullptr;    // [B·T, h·d_v]; may be shared: backward recomputes it from probs and V
-    Bf16* qkv_bf16 = nullptr;  // if set, qkv's kept copy (qkv may then be shared: keep_in_bf16)
+    Bf16* qkv_bf16 = nullptr;  // if set, what attention reads (qkv may then be shared: project_kept)
   };
 
   struct Views {
     HeadsView q, k, v;
   };
-  Views views(const float* qkv_rows, int length) const;  // of rows laid out like Cache::qkv
+  Views views(Projected qkv_rows, int length) const;  // of rows laid out like Cache::qkv
 
   AttentionShape shape(int batch, int length) const { return {batch, heads, d_k, d_v, length, length}; }
   // y [B·T, d_model] = W_o · Attention(x)

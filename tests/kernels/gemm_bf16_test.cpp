@@ -2,9 +2,11 @@
 // rounded to bfloat16 by an independent rule: keep 8 significant bits, ties to even.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfenv>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "common/device_vector.h"
 #include "core/error.h"
@@ -147,30 +149,62 @@ TEST_F(GemmBf16Test, ConversionRoundsToNearestEven) {
   for (std::size_t i = 3; i < x.size(); ++i) ASSERT_EQ(got[i], bf16_bits(x[i])) << i << " " << x[i];
 }
 
-TEST_F(GemmBf16Test, RoundingInPlaceKeepsTheBf16ValuesAndWideningIsExact) {
+TEST_F(GemmBf16Test, BatchedBlocksReadBf16OperandsExactly) {
+  // Attention's products over kept bf16 queries, keys and values: each bf16 operand is read as
+  // the exact value it holds and the arithmetic is float32. Every transpose, bf16 on either side
+  // or both, sides that are not multiples of the tiles, beta = 0 over NaN; a side over 256 takes
+  // the block-by-block route.
   Backend& be = cpu_backend(MatmulPrecision::bf16);
-  auto x = random_values(4096 * 3 + 21, 8, -50, 50);  // several vector rows and a ragged tail
-  x[0] = 1.0f + 1.0f / 256, x[1] = -0.0f;
-  const std::int64_t n = static_cast<std::int64_t>(x.size());
-  auto dx = testing::to_device(be, x);
-  DeviceBuffer<Bf16> kept(be, x.size());
-  be.round_to_bf16(dx.data(), n, kept.data());
-  std::vector<Bf16> bits(x.size());
-  be.copy_to_host(bits.data(), kept.data(), bits.size() * sizeof(Bf16));
-  const auto rounded = testing::to_host(be, dx);
-  DeviceBuffer<float> widened(be, x.size());
-  be.from_bf16(kept.data(), n, widened.data());
-  const auto back = testing::to_host(be, widened);
-  EXPECT_EQ(rounded[0], 1.0f);
-  EXPECT_EQ(bits[1], 0x8000);  // -0 keeps its sign
-  EXPECT_TRUE(std::signbit(rounded[1]));
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    if (i != 1) {
-      ASSERT_EQ(bits[i], bf16_bits(x[i])) << i;
-    }
-    ASSERT_EQ(rounded[i], static_cast<float>(bf16_round(x[i]))) << i << " " << x[i];
-    ASSERT_EQ(back[i], rounded[i]) << i;
-  }
+  const int outer = 2, inner = 3, count = outer * inner;
+  struct Dims {
+    int m, n, k;
+  };
+  for (Dims d : {Dims{32, 32, 64}, Dims{37, 33, 20}, Dims{9, 16, 64}, Dims{8, 260, 6}})
+    for (bool ta : {false, true})
+      for (bool tb : {false, true})
+        for (int which : {1, 2, 3})  // bit 0: A in bf16, bit 1: B in bf16
+          for (float beta : {0.25f, 0.0f}) {
+            const bool a16 = which & 1, b16 = which & 2;
+            const int m = d.m, n = d.n, k = d.k;
+            const int lda = (ta ? m : k) + 1, ldb = (tb ? k : n) + 2, ldc = n + 3;
+            const std::int64_t sa = static_cast<std::int64_t>(ta ? k : m) * lda,
+                               sb = static_cast<std::int64_t>(tb ? n : k) * ldb, sc = static_cast<std::int64_t>(m) * ldc;
+            auto a = random_values(static_cast<std::size_t>(sa * count), 31);
+            auto b = random_values(static_cast<std::size_t>(sb * count), 32);
+            std::vector<float> c = random_values(static_cast<std::size_t>(sc * count), 33);
+            if (beta == 0.0f) std::fill(c.begin(), c.end(), std::numeric_limits<float>::quiet_NaN());
+            // The bf16 operands' values, as float (exact), for the reference.
+            std::vector<Bf16> a_bits(a.size()), b_bits(b.size());
+            for (std::size_t i = 0; i < a.size(); ++i) a_bits[i] = bf16_bits(a[i]);
+            for (std::size_t i = 0; i < b.size(); ++i) b_bits[i] = bf16_bits(b[i]);
+            if (a16)
+              for (float& x : a) x = static_cast<float>(bf16_round(x));
+            if (b16)
+              for (float& x : b) x = static_cast<float>(bf16_round(x));
+            auto da = testing::to_device(be, a), db = testing::to_device(be, b), dc = testing::to_device(be, c);
+            DeviceBuffer<Bf16> da16(be, a.size()), db16(be, b.size());
+            be.copy_to_device(da16.data(), a_bits.data(), a_bits.size() * sizeof(Bf16));
+            be.copy_to_device(db16.data(), b_bits.data(), b_bits.size() * sizeof(Bf16));
+            be.gemm_batched_mixed(Trans{ta}, Trans{tb}, m, n, k, 0.5f, a16 ? static_cast<const void*>(da16.data()) : da.data(),
+                                  a16, lda, b16 ? static_cast<const void*>(db16.data()) : db.data(), b16, ldb, beta,
+                                  dc.data(), ldc, GemmBatch{outer, inner, inner * sa, sa, inner * sb, sb, inner * sc, sc});
+            const auto got = testing::to_host(be, dc);
+            for (int i = 0; i < count; ++i) {
+              const Product p{ta, tb, m, n, k, lda, ldb, ldc};
+              const std::vector<float> ai(a.begin() + i * sa, a.begin() + (i + 1) * sa);
+              const std::vector<float> bi(b.begin() + i * sb, b.begin() + (i + 1) * sb);
+              std::vector<float> ci(c.begin() + i * sc, c.begin() + (i + 1) * sc);
+              if (beta == 0.0f) std::fill(ci.begin(), ci.end(), 0.0f);
+              const auto expected = reference(p, 0.5f, ai, bi, beta, ci, [](float x) { return double(x); });
+              for (int r = 0; r < m; ++r)
+                for (int j = 0; j < n; ++j) {
+                  const std::size_t at = static_cast<std::size_t>(r) * ldc + j;
+                  ASSERT_NEAR(got[i * sc + at], expected[at], 1e-5)
+                      << m << "x" << n << "x" << k << " ta=" << ta << " tb=" << tb << " a16=" << a16 << " b16=" << b16
+                      << " beta=" << beta;
+                }
+            }
+          }
 }
 
 TEST_F(GemmBf16Test, OperandsKeptInBf16AreReadInPlace) {

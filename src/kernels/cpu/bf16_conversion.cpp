@@ -1,13 +1,11 @@
 // float32 <-> bfloat16 conversion: the blocks the mixed-precision products read, and the
-// activations kept in bf16 (Backend::to_bf16, from_bf16, round_to_bf16).
+// activations kept in bf16 (Backend::to_bf16).
 #if defined(__AVX512BF16__)
 #include <immintrin.h>
 #endif
 
 #include "kernels/cpu/bf16_conversion.h"
 
-#include <algorithm>
-#include <bit>
 #include <cstring>
 
 #include "kernels/cpu/ops.h"
@@ -23,8 +21,6 @@ inline Bf16 round_scalar(float x) {
   bits += 0x7fffu + ((bits >> 16) & 1u);
   return static_cast<Bf16>(bits >> 16);
 }
-
-inline float widen_scalar(Bf16 x) { return std::bit_cast<float>(static_cast<std::uint32_t>(x) << 16); }
 
 // Rows of 4096 so that the threads share a long vector, then the rest.
 constexpr std::int64_t kVectorRow = 4096;
@@ -47,34 +43,13 @@ void convert_to_bf16(const float* src, std::int64_t rows, std::int64_t cols, std
 
 void widen_bf16(const Bf16* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, float* dst) {
 #pragma omp parallel for schedule(static) if (rows * cols > (1 << 16))
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const Bf16* s = src + r * ld;
-    float* d = dst + r * cols;
-#pragma omp simd
-    for (std::int64_t c = 0; c < cols; ++c) d[c] = widen_scalar(s[c]);
-  }
+  for (std::int64_t r = 0; r < rows; ++r) widen_bf16_here(src + r * ld, 1, cols, ld, dst + r * cols);
 }
 
 void to_bf16(const float* x, std::int64_t n, Bf16* y) {
   const std::int64_t rows = n / kVectorRow, done = rows * kVectorRow;
   convert_to_bf16(x, rows, kVectorRow, kVectorRow, y);
   if (done < n) convert_to_bf16(x + done, 1, n - done, n - done, y + done);
-}
-
-void from_bf16(const Bf16* x, std::int64_t n, float* y) {
-  const std::int64_t rows = n / kVectorRow, done = rows * kVectorRow;
-  widen_bf16(x, rows, kVectorRow, kVectorRow, y);
-  if (done < n) widen_bf16(x + done, 1, n - done, n - done, y + done);
-}
-
-void round_to_bf16(float* x, std::int64_t n, Bf16* kept) {
-  // One pass: the conversion, then its exact widening written back.
-#pragma omp parallel for schedule(static) if (n > (1 << 16))
-  for (std::int64_t r = 0; r < (n + kVectorRow - 1) / kVectorRow; ++r) {
-    const std::int64_t begin = r * kVectorRow, count = std::min(kVectorRow, n - begin);
-    convert_to_bf16(x + begin, 1, count, count, kept + begin);
-    widen_bf16(kept + begin, 1, count, count, x + begin);
-  }
 }
 
 }  // namespace attn::cpu

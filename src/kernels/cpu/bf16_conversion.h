@@ -1,5 +1,6 @@
 #pragma once
 // float32 <-> bfloat16 blocks for the mixed-precision kernels (bf16_conversion.cpp).
+#include <bit>
 #include <cstdint>
 
 #include "kernels/backend.h"
@@ -9,7 +10,18 @@ namespace attn::cpu {
 // A rows × cols block stored with leading dimension ld, rounded to nearest even (as the
 // AVX512-BF16 instructions do) into a packed bf16 block.
 void convert_to_bf16(const float* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, Bf16* dst);
-// A bf16 block (leading dimension ld) back to float, exactly, packed.
+// A bf16 block (leading dimension ld) back to float, exactly, packed; on the threads.
 void widen_bf16(const Bf16* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, float* dst);
+
+// The same on the calling thread: for the small blocks of a batched product, where even an
+// OpenMP region that decides not to fork would cost more than the block.
+inline void widen_bf16_here(const Bf16* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, float* dst) {
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const Bf16* s = src + r * ld;
+    float* d = dst + r * cols;
+#pragma omp simd
+    for (std::int64_t c = 0; c < cols; ++c) d[c] = std::bit_cast<float>(static_cast<std::uint32_t>(s[c]) << 16);
+  }
+}
 
 }  // namespace attn::cpu

@@ -37,13 +37,16 @@ class CpuBackend final : public Backend {
   }
   bool keeps_bf16_activations() const override { return precision_ == MatmulPrecision::bf16; }
   void to_bf16(const float* x, std::int64_t n, Bf16* y) override { cpu::to_bf16(x, n, y); }
-  void from_bf16(const Bf16* x, std::int64_t n, float* y) override { cpu::from_bf16(x, n, y); }
-  void round_to_bf16(float* x, std::int64_t n, Bf16* kept) override { cpu::round_to_bf16(x, n, kept); }
   void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
                   const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc) override {
     cpu::gemm_mixed(ta, tb, m, n, k, alpha, a, a_bf16, lda, b, b_bf16, ldb, beta, c, ldc);
   }
   void relu_backward(float* dy, const Bf16* y, std::int64_t n) override { cpu::relu_backward(dy, y, n); }
+  void gemm_batched_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
+                          const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc,
+                          const GemmBatch& batch) override {
+    cpu::gemm_batched_mixed(ta, tb, m, n, k, alpha, a, a_bf16, lda, b, b_bf16, ldb, beta, c, ldc, batch);
+  }
   void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
                     const float* b, int ldb, float beta, float* c, int ldc,
                     const GemmBatch& batch) override {

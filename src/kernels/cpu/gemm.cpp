@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "kernels/cpu/bf16_conversion.h"
 #include "kernels/cpu/matmul_primitive.h"
 #include "kernels/cpu/ops.h"
 
@@ -90,7 +91,7 @@ void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const fl
     return;
   }
   // Attention's blocks (e.g. 32×32×64, hundreds per call): the AVX-512 small-block kernel.
-  if (small_gemm_batched(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, batch)) return;
+  if (small_gemm_batched(ta, tb, m, n, k, alpha, a, false, lda, b, false, ldb, beta, c, ldc, batch)) return;
   // Larger blocks (or no AVX-512): one batched oneDNN primitive where it has its brgemm kernel for
   // the layout (~4× a loop of sgemm calls); a broadcast operand (stride 0) takes the loop.
   const bool broadcast = (batch.outer > 1 && (batch.a_outer == 0 || batch.b_outer == 0 || batch.c_outer == 0)) ||
@@ -113,6 +114,44 @@ void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const fl
     float* ci = c + o * batch.c_outer + j * batch.c_inner;
     ok = dnnl_sgemm(trans_char(ta), trans_char(tb), m, n, k, alpha, ai, lda, bi, ldb, beta, ci,
                     ldc) == dnnl_success && ok;
+  }
+  ATTN_CHECK(ok, "dnnl_sgemm failed in a batched product");
+}
+
+void gemm_batched_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
+                        const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc, const GemmBatch& batch) {
+  if (!a_bf16 && !b_bf16)
+    return gemm_batched(ta, tb, m, n, k, alpha, static_cast<const float*>(a), lda, static_cast<const float*>(b), ldb,
+                        beta, c, ldc, batch);
+  if (small_gemm_batched(ta, tb, m, n, k, alpha, a, a_bf16, lda, b, b_bf16, ldb, beta, c, ldc, batch)) return;
+  // Otherwise (large blocks, or no AVX-512) each block's bf16 operands widened, then sgemm.
+  const int a_rows = ta == Trans::Yes ? k : m, a_cols = ta == Trans::Yes ? m : k;
+  const int b_rows = tb == Trans::Yes ? n : k, b_cols = tb == Trans::Yes ? k : n;
+  const int count = batch.outer * batch.inner;
+  bool ok = true;
+#pragma omp parallel reduction(&& : ok)
+  {
+    thread_local std::vector<float> a_wide, b_wide;
+#pragma omp for schedule(static)
+    for (int i = 0; i < count; ++i) {
+      const int o = i / batch.inner, j = i % batch.inner;
+      const std::int64_t a_at = o * batch.a_outer + j * batch.a_inner, b_at = o * batch.b_outer + j * batch.b_inner;
+      const float* ai = static_cast<const float*>(a) + a_at;
+      const float* bi = static_cast<const float*>(b) + b_at;
+      int la = lda, lb = ldb;
+      if (a_bf16) {
+        a_wide.resize(static_cast<std::size_t>(a_rows) * a_cols);
+        widen_bf16_here(static_cast<const Bf16*>(a) + a_at, a_rows, a_cols, lda, a_wide.data());
+        ai = a_wide.data(), la = a_cols;
+      }
+      if (b_bf16) {
+        b_wide.resize(static_cast<std::size_t>(b_rows) * b_cols);
+        widen_bf16_here(static_cast<const Bf16*>(b) + b_at, b_rows, b_cols, ldb, b_wide.data());
+        bi = b_wide.data(), lb = b_cols;
+      }
+      ok = dnnl_sgemm(trans_char(ta), trans_char(tb), m, n, k, alpha, ai, la, bi, lb, beta,
+                      c + o * batch.c_outer + j * batch.c_inner, ldc) == dnnl_success && ok;
+    }
   }
   ATTN_CHECK(ok, "dnnl_sgemm failed in a batched product");
 }

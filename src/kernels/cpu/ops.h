@@ -16,15 +16,16 @@ bool bf16_matmul_supported();
 void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
                 const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc);
 void to_bf16(const float* x, std::int64_t n, Bf16* y);  // round to nearest even
-void from_bf16(const Bf16* x, std::int64_t n, float* y);
-void round_to_bf16(float* x, std::int64_t n, Bf16* kept);
 void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
                   const float* b, int ldb, float beta, float* c, int ldc, const GemmBatch& batch);
-// The same for products with m, n and k all at most kMaxSmallGemm (small_gemm_batched.cpp);
-// says whether it ran (it needs AVX-512).
+// The same with A and/or B given as bf16 (widened block by block; float32 arithmetic).
+void gemm_batched_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
+                        const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc, const GemmBatch& batch);
+// Either for products with m, n and k all at most kMaxSmallGemm (small_gemm_batched.cpp); says
+// whether it ran (it needs AVX-512).
 constexpr int kMaxSmallGemm = 256;
-bool small_gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
-                        const float* b, int ldb, float beta, float* c, int ldc, const GemmBatch& batch);
+bool small_gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
+                        const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc, const GemmBatch& batch);
 
 void fill(float* x, std::int64_t n, float value);
 void add(const float* a, const float* b, float* y, std::int64_t n);

@@ -13,6 +13,7 @@
 #include <immintrin.h>
 #endif
 
+#include "kernels/cpu/bf16_conversion.h"
 #include "kernels/cpu/ops.h"
 
 namespace attn::cpu {
@@ -127,25 +128,42 @@ void transpose(const float* src, int rows, int cols, std::int64_t lds, float* ds
 
 }  // namespace
 
-bool small_gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
-                        const float* b, int ldb, float beta, float* c, int ldc, const GemmBatch& batch) {
+bool small_gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
+                        const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc, const GemmBatch& batch) {
   if (m > kMaxSmallGemm || n > kMaxSmallGemm || k > kMaxSmallGemm) return false;
   const int count = batch.outer * batch.inner;
+  // Stored shapes: A is m×k (k×m transposed), B is k×n (n×k transposed).
+  const int a_rows = ta == Trans::Yes ? k : m, a_cols = ta == Trans::Yes ? m : k;
+  const int b_rows = tb == Trans::Yes ? n : k, b_cols = tb == Trans::Yes ? k : n;
 #pragma omp parallel
   {
-    thread_local std::vector<float> packed;  // a transposed B, k × n
+    // A bf16 operand's block widened to float (a few KB, in L1 for the product), a transposed
+    // B's block in the k × n order the tile reads.
+    thread_local std::vector<float> a_wide, b_wide, packed;
+    if (a_bf16) a_wide.resize(static_cast<std::size_t>(a_rows) * a_cols);
+    if (b_bf16) b_wide.resize(static_cast<std::size_t>(b_rows) * b_cols);
     if (tb == Trans::Yes) packed.resize(static_cast<std::size_t>(k) * n);
 #pragma omp for schedule(static)
     for (int i = 0; i < count; ++i) {
       const int o = i / batch.inner, h = i % batch.inner;
-      const float* bi = b + o * batch.b_outer + h * batch.b_inner;
-      std::int64_t ld = ldb;
-      if (tb == Trans::Yes) {
-        transpose(bi, n, k, ldb, packed.data(), n);
-        bi = packed.data(), ld = n;
+      const std::int64_t a_at = o * batch.a_outer + h * batch.a_inner, b_at = o * batch.b_outer + h * batch.b_inner;
+      const float* ai = static_cast<const float*>(a) + a_at;
+      const float* bi = static_cast<const float*>(b) + b_at;
+      int la = lda;
+      std::int64_t lb = ldb;
+      if (a_bf16) {
+        widen_bf16_here(static_cast<const Bf16*>(a) + a_at, a_rows, a_cols, lda, a_wide.data());
+        ai = a_wide.data(), la = a_cols;
       }
-      one_product(ta, m, n, k, alpha, a + o * batch.a_outer + h * batch.a_inner, lda, bi, ld, beta,
-                  c + o * batch.c_outer + h * batch.c_inner, ldc);
+      if (b_bf16) {
+        widen_bf16_here(static_cast<const Bf16*>(b) + b_at, b_rows, b_cols, ldb, b_wide.data());
+        bi = b_wide.data(), lb = b_cols;
+      }
+      if (tb == Trans::Yes) {
+        transpose(bi, n, k, lb, packed.data(), n);
+        bi = packed.data(), lb = n;
+      }
+      one_product(ta, m, n, k, alpha, ai, la, bi, lb, beta, c + o * batch.c_outer + h * batch.c_inner, ldc);
     }
   }
   return true;
@@ -153,8 +171,8 @@ bool small_gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, co
 
 #else
 
-bool small_gemm_batched(Trans, Trans, int, int, int, float, const float*, int, const float*, int, float, float*, int,
-                        const GemmBatch&) {
+bool small_gemm_batched(Trans, Trans, int, int, int, float, const void*, bool, int, const void*, bool, int, float,
+                        float*, int, const GemmBatch&) {
   return false;  // built without AVX-512: the caller takes oneDNN
 }
 
