@@ -2,6 +2,7 @@
 // float32 <-> bfloat16 blocks for the mixed-precision kernels (bf16_conversion.cpp).
 #include <bit>
 #include <cstdint>
+#include <vector>
 
 #include "kernels/backend.h"
 
@@ -22,6 +23,19 @@ inline void widen_bf16_here(const Bf16* src, std::int64_t rows, std::int64_t col
 #pragma omp simd
     for (std::int64_t c = 0; c < cols; ++c) d[c] = std::bit_cast<float>(static_cast<std::uint32_t>(s[c]) << 16);
   }
+}
+
+// One operand block of a batched product as float: in place, or (bf16) widened into `wide`.
+struct FloatBlock {
+  const float* data;
+  int ld;
+};
+inline FloatBlock float_block(const void* base, bool bf16, std::int64_t at, int rows, int cols, int ld,
+                              std::vector<float>& wide) {
+  if (!bf16) return {static_cast<const float*>(base) + at, ld};
+  wide.resize(static_cast<std::size_t>(rows) * cols);
+  widen_bf16_here(static_cast<const Bf16*>(base) + at, rows, cols, ld, wide.data());
+  return {wide.data(), cols};
 }
 
 }  // namespace attn::cpu

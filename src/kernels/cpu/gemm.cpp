@@ -136,20 +136,9 @@ void gemm_batched_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, co
     for (int i = 0; i < count; ++i) {
       const int o = i / batch.inner, j = i % batch.inner;
       const std::int64_t a_at = o * batch.a_outer + j * batch.a_inner, b_at = o * batch.b_outer + j * batch.b_inner;
-      const float* ai = static_cast<const float*>(a) + a_at;
-      const float* bi = static_cast<const float*>(b) + b_at;
-      int la = lda, lb = ldb;
-      if (a_bf16) {
-        a_wide.resize(static_cast<std::size_t>(a_rows) * a_cols);
-        widen_bf16_here(static_cast<const Bf16*>(a) + a_at, a_rows, a_cols, lda, a_wide.data());
-        ai = a_wide.data(), la = a_cols;
-      }
-      if (b_bf16) {
-        b_wide.resize(static_cast<std::size_t>(b_rows) * b_cols);
-        widen_bf16_here(static_cast<const Bf16*>(b) + b_at, b_rows, b_cols, ldb, b_wide.data());
-        bi = b_wide.data(), lb = b_cols;
-      }
-      ok = dnnl_sgemm(trans_char(ta), trans_char(tb), m, n, k, alpha, ai, la, bi, lb, beta,
+      const FloatBlock ai = float_block(a, a_bf16, a_at, a_rows, a_cols, lda, a_wide);
+      const FloatBlock bi = float_block(b, b_bf16, b_at, b_rows, b_cols, ldb, b_wide);
+      ok = dnnl_sgemm(trans_char(ta), trans_char(tb), m, n, k, alpha, ai.data, ai.ld, bi.data, bi.ld, beta,
                       c + o * batch.c_outer + j * batch.c_inner, ldc) == dnnl_success && ok;
     }
   }

@@ -140,30 +140,19 @@ bool small_gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, co
     // A bf16 operand's block widened to float (a few KB, in L1 for the product), a transposed
     // B's block in the k × n order the tile reads.
     thread_local std::vector<float> a_wide, b_wide, packed;
-    if (a_bf16) a_wide.resize(static_cast<std::size_t>(a_rows) * a_cols);
-    if (b_bf16) b_wide.resize(static_cast<std::size_t>(b_rows) * b_cols);
     if (tb == Trans::Yes) packed.resize(static_cast<std::size_t>(k) * n);
 #pragma omp for schedule(static)
     for (int i = 0; i < count; ++i) {
       const int o = i / batch.inner, h = i % batch.inner;
       const std::int64_t a_at = o * batch.a_outer + h * batch.a_inner, b_at = o * batch.b_outer + h * batch.b_inner;
-      const float* ai = static_cast<const float*>(a) + a_at;
-      const float* bi = static_cast<const float*>(b) + b_at;
-      int la = lda;
-      std::int64_t lb = ldb;
-      if (a_bf16) {
-        widen_bf16_here(static_cast<const Bf16*>(a) + a_at, a_rows, a_cols, lda, a_wide.data());
-        ai = a_wide.data(), la = a_cols;
-      }
-      if (b_bf16) {
-        widen_bf16_here(static_cast<const Bf16*>(b) + b_at, b_rows, b_cols, ldb, b_wide.data());
-        bi = b_wide.data(), lb = b_cols;
-      }
+      const FloatBlock ai = float_block(a, a_bf16, a_at, a_rows, a_cols, lda, a_wide);
+      FloatBlock bi = float_block(b, b_bf16, b_at, b_rows, b_cols, ldb, b_wide);
       if (tb == Trans::Yes) {
-        transpose(bi, n, k, lb, packed.data(), n);
-        bi = packed.data(), lb = n;
+        transpose(bi.data, n, k, bi.ld, packed.data(), n);
+        bi = {packed.data(), n};
       }
-      one_product(ta, m, n, k, alpha, ai, la, bi, lb, beta, c + o * batch.c_outer + h * batch.c_inner, ldc);
+      one_product(ta, m, n, k, alpha, ai.data, ai.ld, bi.data, bi.ld, beta, c + o * batch.c_outer + h * batch.c_inner,
+                  ldc);
     }
   }
   return true;
