@@ -5,6 +5,12 @@
 namespace attn {
 namespace {
 
+// p + n, or null while the arena is still too small (a first pass that only measures).
+template <typename T>
+T* offset(T* p, std::int64_t n) {
+  return p ? p + n : nullptr;
+}
+
 nn::ResidualNormCache take_residual(Arena& a, std::int64_t rows, int d) {
   return {a.take<float>(rows * d), a.take<float>(rows), a.take<float>(rows)};
 }
@@ -58,14 +64,16 @@ void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int
   };
   // Attention's projections (Q, K, V; cross-attention's Q then K, V): likewise kept per layer, in
   // bf16 with bf16 activations (the float buffer then shared as every layer's working copy).
+  // Without backward they stay float: evaluation and decoding read Q, K, V unrounded, where
+  // training's forward pass reads them rounded to bf16.
   float* const shared_projections = backward && !bf16_activations ? nullptr : a.take<float>(rows * c.qkv_width());
   struct Projection {
     float* f32;
     Bf16* bf16;
   };
-  auto projection = [&](std::int64_t n, std::int64_t offset) -> Projection {
-    if (!backward) return {shared_projections + offset, nullptr};
-    if (bf16_activations) return {shared_projections + offset, a.take<Bf16>(n)};
+  auto projection = [&](std::int64_t n, std::int64_t at) -> Projection {
+    if (!backward) return {offset(shared_projections, at), nullptr};
+    if (bf16_activations) return {offset(shared_projections, at), a.take<Bf16>(n)};
     return {a.take<float>(n), nullptr};
   };
   encoder.resize(c.encoder_layers);
@@ -117,7 +125,7 @@ void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int
   scratch.attention.d_probs = a.take<float>(heads_b * longest * longest);
   // Self-attention's ∂QKV, or cross-attention's ∂Q then ∂KV (never both at once).
   scratch.attention.d_q = a.take<float>(rows * c.qkv_width());
-  scratch.attention.d_kv = scratch.attention.d_q + rt * hk;
+  scratch.attention.d_kv = offset(scratch.attention.d_q, rt * hk);
   // A product's output gradient in bf16: the widest layer's, or a block of logits'.
   const std::int64_t widest = std::max({c.d_ff, c.qkv_width(), d});
   scratch.dy_bf16 = bf16_activations ? a.take<Bf16>(std::max(rows * widest, logits_rows * c.vocab_size)) : nullptr;

@@ -159,7 +159,7 @@ TEST_F(GemmBf16Test, BatchedBlocksReadBf16OperandsExactly) {
   struct Dims {
     int m, n, k;
   };
-  for (Dims d : {Dims{32, 32, 64}, Dims{37, 33, 20}, Dims{9, 16, 64}, Dims{8, 260, 6}})
+  for (Dims d : {Dims{32, 32, 64}, Dims{37, 33, 20}, Dims{9, 16, 64}, Dims{8, 260, 6}, Dims{260, 8, 300}})
     for (bool ta : {false, true})
       for (bool tb : {false, true})
         for (int which : {1, 2, 3})  // bit 0: A in bf16, bit 1: B in bf16

@@ -1,8 +1,8 @@
 // Mixed precision (bf16 products, bf16-kept activations) against the same model in float32,
 // whose gradients the finite-difference and PyTorch tests check. bf16 keeps 8 significant bits,
 // so the loss agrees to ~1e-2 and every tensor's gradient points the same way; a layer that
-// read another layer's activations (the float working copies are shared by all layers) or a
-// kept copy that were not restored would not.
+// read another layer's activations (the float working copies are shared by all layers) instead
+// of its own kept bf16 copy would not.
 #include <cmath>
 #include <random>
 

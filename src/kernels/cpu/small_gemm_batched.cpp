@@ -1,7 +1,7 @@
 // Many small products at once (attention's per-sentence, per-head blocks: 32 × 32 × 64 each, a
 // few hundred per call). oneDNN runs them at 60-90 GFLOP/s here, its per-block overhead being
-// as large as the block's work; a register-tiled AVX-512 loop with the operands read in place
-// (only a transposed B is copied, into the k × n order the tile reads) runs them faster
+// as large as the block's work; a register-tiled AVX-512 loop with float operands read in place
+// (a transposed B is copied into the k × n order the tile reads, a bf16 block widened) runs them faster
 // (bench/gemm_bench, "batched" lines).
 #include <algorithm>
 #include <cstdint>
@@ -137,8 +137,8 @@ bool small_gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, co
   const int b_rows = tb == Trans::Yes ? n : k, b_cols = tb == Trans::Yes ? k : n;
 #pragma omp parallel
   {
-    // A bf16 operand's block widened to float (a few KB, in L1 for the product), a transposed
-    // B's block in the k × n order the tile reads.
+    // A bf16 operand's block widened to float (attention's: 8 KB, in L1 for the product), a
+    // transposed B's block in the k × n order the tile reads.
     thread_local std::vector<float> a_wide, b_wide, packed;
     if (tb == Trans::Yes) packed.resize(static_cast<std::size_t>(k) * n);
 #pragma omp for schedule(static)
