@@ -6,6 +6,7 @@ void Linear::forward(Backend& be, const float* x, std::int64_t rows, float* y, b
                      int ldy) const {
   if (ldy == 0) ldy = out;
   be.gemm(Trans::No, Trans::Yes, static_cast<int>(rows), out, in, 1.0f, x, in, weight, in, 0.0f, y, ldy);
+  if (!bias) return;
   if (ldy != out) {  // strided output (e.g. into a key/value cache): add the bias row by row
     for (std::int64_t r = 0; r < rows; ++r) {
       if (relu) be.add_bias_relu(y + r * ldy, bias, 1, out);
@@ -20,7 +21,7 @@ void Linear::forward(Backend& be, const float* x, std::int64_t rows, float* y, b
 void Linear::forward(Backend& be, const Bf16* x, std::int64_t rows, float* y) const {
   be.gemm_mixed(Trans::No, Trans::Yes, static_cast<int>(rows), out, in, 1.0f, x, true, in, weight, false, in, 0.0f,
                 y, out);
-  be.add_bias(y, bias, rows, out);
+  if (bias) be.add_bias(y, bias, rows, out);
 }
 
 void Linear::backward(Backend& be, const float* x, const float* dy, std::int64_t rows, float* dx,
@@ -37,7 +38,7 @@ void Linear::backward(Backend& be, const void* x, bool x_bf16, const float* dy, 
                       bool accumulate_dx, Bf16* dy_bf16) const {
   const int r = static_cast<int>(rows);
   const float beta = accumulate_dx ? 1.0f : 0.0f;
-  be.bias_grad(dy, rows, out, bias_grad);
+  if (bias) be.bias_grad(dy, rows, out, bias_grad);
   if (!x_bf16 && !dy_bf16) {  // float32 operands throughout
     be.gemm(Trans::Yes, Trans::No, out, in, r, 1.0f, dy, out, static_cast<const float*>(x), in, 1.0f, weight_grad, in);
     if (dx) be.gemm(Trans::No, Trans::No, r, in, out, 1.0f, dy, out, weight, in, beta, dx, in);

@@ -8,12 +8,13 @@ namespace attn::nn {
 
 struct Linear {
   const float* weight = nullptr;  // [out, in]
-  const float* bias = nullptr;    // [out]
+  const float* bias = nullptr;    // [out]; none if null
   float* weight_grad = nullptr;
   float* bias_grad = nullptr;
   int in = 0, out = 0;
 
-  // y [rows, out] (row stride ldy, default out) = x [rows, in] · Wᵀ + b, optionally through ReLU.
+  // y [rows, out] (row stride ldy, default out) = x [rows, in] · Wᵀ + b, optionally through ReLU
+  // (without a bias: no ReLU either).
   void forward(Backend& be, const float* x, std::int64_t rows, float* y, bool relu = false,
                int ldy = 0) const;
   // Accumulates ∂W += dyᵀ·x and ∂b += Σ dy; dx = dy·W, added to dx's contents if accumulate_dx.

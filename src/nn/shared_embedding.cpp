@@ -19,24 +19,15 @@ void SharedEmbedding::embed_backward(Backend& be, const std::int32_t* ids, int b
   if (positions_grad) be.positions_backward(d_out, batch, length, dim, positions_grad);
 }
 
+Linear SharedEmbedding::output_layer() const { return {table, nullptr, table_grad, nullptr, dim, vocab}; }
+
 void SharedEmbedding::project(Backend& be, const float* y, std::int64_t rows, float* logits) const {
-  be.gemm(Trans::No, Trans::Yes, static_cast<int>(rows), vocab, dim, 1.0f, y, dim, table, dim, 0.0f,
-          logits, vocab);
+  output_layer().forward(be, y, rows, logits);
 }
 
 void SharedEmbedding::project_backward(Backend& be, const float* y, std::int64_t rows,
                                        const float* d_logits, float* dy, Bf16* d_logits_bf16) const {
-  const int r = static_cast<int>(rows);
-  if (d_logits_bf16) {
-    be.to_bf16(d_logits, rows * vocab, d_logits_bf16);
-    be.gemm_mixed(Trans::No, Trans::No, r, dim, vocab, 1.0f, d_logits_bf16, true, vocab, table, false, dim, 0.0f, dy,
-                  dim);
-    be.gemm_mixed(Trans::Yes, Trans::No, vocab, dim, r, 1.0f, d_logits_bf16, true, vocab, y, false, dim, 1.0f,
-                  table_grad, dim);
-    return;
-  }
-  be.gemm(Trans::No, Trans::No, r, dim, vocab, 1.0f, d_logits, vocab, table, dim, 0.0f, dy, dim);
-  be.gemm(Trans::Yes, Trans::No, vocab, dim, r, 1.0f, d_logits, vocab, y, dim, 1.0f, table_grad, dim);
+  output_layer().backward(be, y, d_logits, rows, dy, /*accumulate_dx=*/false, d_logits_bf16);
 }
 
 }  // namespace attn::nn

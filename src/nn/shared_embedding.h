@@ -6,6 +6,7 @@
 
 #include "kernels/backend.h"
 #include "nn/dropout.h"
+#include "nn/linear.h"
 
 namespace attn::nn {
 
@@ -23,6 +24,8 @@ struct SharedEmbedding {
   void embed_backward(Backend& be, const std::int32_t* ids, int batch, int length, float* d_out,
                       const Dropout& dropout, std::uint64_t site, float* positions_grad) const;
 
+  // The pre-softmax projection as a layer: weight E, no bias.
+  Linear output_layer() const;
   // logits [rows, vocab] = y [rows, dim] · Eᵀ
   void project(Backend& be, const float* y, std::int64_t rows, float* logits) const;
   // dy = d_logits · E (overwritten); E's gradient += d_logitsᵀ · y. d_logits_bf16: as

@@ -41,11 +41,6 @@ void convert_to_bf16(const float* src, std::int64_t rows, std::int64_t cols, std
   }
 }
 
-void widen_bf16(const Bf16* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, float* dst) {
-#pragma omp parallel for schedule(static) if (rows * cols > (1 << 16))
-  for (std::int64_t r = 0; r < rows; ++r) widen_bf16_here(src + r * ld, 1, cols, ld, dst + r * cols);
-}
-
 void to_bf16(const float* x, std::int64_t n, Bf16* y) {
   const std::int64_t rows = n / kVectorRow, done = rows * kVectorRow;
   convert_to_bf16(x, rows, kVectorRow, kVectorRow, y);

@@ -11,12 +11,10 @@ namespace attn::cpu {
 // A rows × cols block stored with leading dimension ld, rounded to nearest even (as the
 // AVX512-BF16 instructions do) into a packed bf16 block.
 void convert_to_bf16(const float* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, Bf16* dst);
-// A bf16 block (leading dimension ld) back to float, exactly, packed; on the threads.
-void widen_bf16(const Bf16* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, float* dst);
-
-// The same on the calling thread: for the small blocks of a batched product, where even an
-// OpenMP region that decides not to fork would cost more than the block.
-inline void widen_bf16_here(const Bf16* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, float* dst) {
+// A bf16 block (leading dimension ld) back to float, exactly, packed, on the calling thread: for
+// the small blocks of a batched product, where even an OpenMP region that decides not to fork
+// would cost more than the block.
+inline void widen_bf16(const Bf16* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, float* dst) {
   for (std::int64_t r = 0; r < rows; ++r) {
     const Bf16* s = src + r * ld;
     float* d = dst + r * cols;
@@ -25,7 +23,7 @@ inline void widen_bf16_here(const Bf16* src, std::int64_t rows, std::int64_t col
   }
 }
 
-// One operand block of a batched product as float: in place, or (bf16) widened into `wide`.
+// An operand (or one block of a batched product) as float: in place, or (bf16) widened into `wide`.
 struct FloatBlock {
   const float* data;
   int ld;
@@ -34,7 +32,7 @@ inline FloatBlock float_block(const void* base, bool bf16, std::int64_t at, int 
                               std::vector<float>& wide) {
   if (!bf16) return {static_cast<const float*>(base) + at, ld};
   wide.resize(static_cast<std::size_t>(rows) * cols);
-  widen_bf16_here(static_cast<const Bf16*>(base) + at, rows, cols, ld, wide.data());
+  widen_bf16(static_cast<const Bf16*>(base) + at, rows, cols, ld, wide.data());
   return {wide.data(), cols};
 }
 

@@ -78,6 +78,34 @@ static void small_gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, con
   }
 }
 
+namespace {
+
+// A batched product as one single-threaded sgemm per block, the blocks shared out over the
+// threads; bf16 operands (A and/or B) are widened block by block first.
+void sgemm_per_block(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
+                     const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc, const GemmBatch& batch) {
+  const int a_rows = ta == Trans::Yes ? k : m, a_cols = ta == Trans::Yes ? m : k;
+  const int b_rows = tb == Trans::Yes ? n : k, b_cols = tb == Trans::Yes ? k : n;
+  const int count = batch.outer * batch.inner;
+  bool ok = true;
+#pragma omp parallel reduction(&& : ok)
+  {
+    thread_local std::vector<float> a_wide, b_wide;
+#pragma omp for schedule(static)
+    for (int i = 0; i < count; ++i) {
+      const int o = i / batch.inner, j = i % batch.inner;
+      const std::int64_t a_at = o * batch.a_outer + j * batch.a_inner, b_at = o * batch.b_outer + j * batch.b_inner;
+      const FloatBlock ai = float_block(a, a_bf16, a_at, a_rows, a_cols, lda, a_wide);
+      const FloatBlock bi = float_block(b, b_bf16, b_at, b_rows, b_cols, ldb, b_wide);
+      ok = dnnl_sgemm(trans_char(ta), trans_char(tb), m, n, k, alpha, ai.data, ai.ld, bi.data, bi.ld, beta,
+                      c + o * batch.c_outer + j * batch.c_inner, ldc) == dnnl_success && ok;
+    }
+  }
+  ATTN_CHECK(ok, "dnnl_sgemm failed in a batched product");
+}
+
+}  // namespace
+
 void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
                   const float* b, int ldb, float beta, float* c, int ldc, const GemmBatch& batch) {
   const int count = batch.outer * batch.inner;
@@ -105,17 +133,7 @@ void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const fl
     if (run_matmul_if_fast(d, a, b, c)) return;
   }
   // Otherwise one single-threaded sgemm per thread beats splitting each product over the threads.
-  bool ok = true;
-#pragma omp parallel for schedule(static) reduction(&& : ok)
-  for (int i = 0; i < count; ++i) {
-    const int o = i / batch.inner, j = i % batch.inner;
-    const float* ai = a + o * batch.a_outer + j * batch.a_inner;
-    const float* bi = b + o * batch.b_outer + j * batch.b_inner;
-    float* ci = c + o * batch.c_outer + j * batch.c_inner;
-    ok = dnnl_sgemm(trans_char(ta), trans_char(tb), m, n, k, alpha, ai, lda, bi, ldb, beta, ci,
-                    ldc) == dnnl_success && ok;
-  }
-  ATTN_CHECK(ok, "dnnl_sgemm failed in a batched product");
+  sgemm_per_block(ta, tb, m, n, k, alpha, a, false, lda, b, false, ldb, beta, c, ldc, batch);
 }
 
 void gemm_batched_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
@@ -124,25 +142,7 @@ void gemm_batched_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, co
     return gemm_batched(ta, tb, m, n, k, alpha, static_cast<const float*>(a), lda, static_cast<const float*>(b), ldb,
                         beta, c, ldc, batch);
   if (small_gemm_batched(ta, tb, m, n, k, alpha, a, a_bf16, lda, b, b_bf16, ldb, beta, c, ldc, batch)) return;
-  // Otherwise (large blocks, or no AVX-512) each block's bf16 operands widened, then sgemm.
-  const int a_rows = ta == Trans::Yes ? k : m, a_cols = ta == Trans::Yes ? m : k;
-  const int b_rows = tb == Trans::Yes ? n : k, b_cols = tb == Trans::Yes ? k : n;
-  const int count = batch.outer * batch.inner;
-  bool ok = true;
-#pragma omp parallel reduction(&& : ok)
-  {
-    thread_local std::vector<float> a_wide, b_wide;
-#pragma omp for schedule(static)
-    for (int i = 0; i < count; ++i) {
-      const int o = i / batch.inner, j = i % batch.inner;
-      const std::int64_t a_at = o * batch.a_outer + j * batch.a_inner, b_at = o * batch.b_outer + j * batch.b_inner;
-      const FloatBlock ai = float_block(a, a_bf16, a_at, a_rows, a_cols, lda, a_wide);
-      const FloatBlock bi = float_block(b, b_bf16, b_at, b_rows, b_cols, ldb, b_wide);
-      ok = dnnl_sgemm(trans_char(ta), trans_char(tb), m, n, k, alpha, ai.data, ai.ld, bi.data, bi.ld, beta,
-                      c + o * batch.c_outer + j * batch.c_inner, ldc) == dnnl_success && ok;
-    }
-  }
-  ATTN_CHECK(ok, "dnnl_sgemm failed in a batched product");
+  sgemm_per_block(ta, tb, m, n, k, alpha, a, a_bf16, lda, b, b_bf16, ldb, beta, c, ldc, batch);
 }
 
 }  // namespace attn::cpu

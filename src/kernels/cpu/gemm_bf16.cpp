@@ -10,6 +10,22 @@
 #include "kernels/cpu/ops.h"
 
 namespace attn::cpu {
+namespace {
+
+// An operand as bf16: in place, or (float) converted into `packed`.
+struct Bf16Block {
+  const Bf16* data;
+  std::int64_t ld;
+};
+Bf16Block bf16_block(const void* x, bool bf16, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                     std::vector<Bf16>& packed) {
+  if (bf16) return {static_cast<const Bf16*>(x), ld};
+  packed.resize(rows * cols);
+  convert_to_bf16(static_cast<const float*>(x), rows, cols, ld, packed.data());
+  return {packed.data(), cols};
+}
+
+}  // namespace
 
 const int kMinBf16Dim = 128;
 
@@ -33,38 +49,17 @@ void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void
   // primitive for each new shape would cost more than the product.
   if (m < kMinBf16Dim || n < kMinBf16Dim || k < kMinBf16Dim) {
     thread_local std::vector<float> a32, b32;
-    const float* af = static_cast<const float*>(a);
-    const float* bf = static_cast<const float*>(b);
-    if (a_bf16) {
-      a32.resize(a_rows * a_cols);
-      widen_bf16(static_cast<const Bf16*>(a), a_rows, a_cols, lda, a32.data());
-      af = a32.data(), lda = static_cast<int>(a_cols);
-    }
-    if (b_bf16) {
-      b32.resize(b_rows * b_cols);
-      widen_bf16(static_cast<const Bf16*>(b), b_rows, b_cols, ldb, b32.data());
-      bf = b32.data(), ldb = static_cast<int>(b_cols);
-    }
-    return gemm(ta, tb, m, n, k, alpha, af, lda, bf, ldb, beta, c, ldc);
+    const FloatBlock af = float_block(a, a_bf16, 0, static_cast<int>(a_rows), static_cast<int>(a_cols), lda, a32);
+    const FloatBlock bf = float_block(b, b_bf16, 0, static_cast<int>(b_rows), static_cast<int>(b_cols), ldb, b32);
+    return gemm(ta, tb, m, n, k, alpha, af.data, af.ld, bf.data, bf.ld, beta, c, ldc);
   }
   // Operands given in float are converted into packed blocks; bf16 ones are read in place.
   thread_local std::vector<Bf16> a16, b16;
-  const void* a_in = a;
-  const void* b_in = b;
-  std::int64_t a_ld = lda, b_ld = ldb;
-  if (!a_bf16) {
-    a16.resize(a_rows * a_cols);
-    convert_to_bf16(static_cast<const float*>(a), a_rows, a_cols, lda, a16.data());
-    a_in = a16.data(), a_ld = a_cols;
-  }
-  if (!b_bf16) {
-    b16.resize(b_rows * b_cols);
-    convert_to_bf16(static_cast<const float*>(b), b_rows, b_cols, ldb, b16.data());
-    b_in = b16.data(), b_ld = b_cols;
-  }
-  MatmulDesc d = matmul_desc(ta, tb, m, n, k, a_ld, b_ld, ldc, alpha, beta);
+  const Bf16Block ab = bf16_block(a, a_bf16, a_rows, a_cols, lda, a16);
+  const Bf16Block bb = bf16_block(b, b_bf16, b_rows, b_cols, ldb, b16);
+  MatmulDesc d = matmul_desc(ta, tb, m, n, k, ab.ld, bb.ld, ldc, alpha, beta);
   d.input = MatmulInput::bf16;
-  run_matmul(d, a_in, b_in, c);
+  run_matmul(d, ab.data, bb.data, c);
 }
 
 }  // namespace attn::cpu
