@@ -109,9 +109,17 @@ int main(int argc, char** argv) {
       const double small = median_seconds(
           [&] { attn::cpu::small_gemm_batched(attn::Trans::No, tb, T, n, kk, 1.0f, a, false, lda, b, false, hd, 0.0f, c, ldc, batch); });
       const double matmul = median_seconds([&] { attn::cpu::run_matmul(desc, a, b, c); });
+      // In bf16 as training runs it: Q, K, V kept in bf16, the probabilities float.
+      std::vector<attn::Bf16> q16(q.size());
+      attn::cpu::to_bf16(q.data(), static_cast<std::int64_t>(q.size()), q16.data());
+      const bool a16 = scores;
+      const double bf16 = median_seconds([&] {
+        attn::cpu::small_gemm_batched_bf16(attn::Trans::No, tb, T, n, kk, 1.0f, a16 ? static_cast<const void*>(q16.data()) : a,
+                                           a16, lda, q16.data(), true, hd, 0.0f, c, ldc, batch);
+      });
       const double flop = 2.0 * B * H * T * T * dk;
-      std::printf("batched %s %dx%d blocks of %dx%dx%d  small-block %4.0f GFLOP/s  matmul %4.0f GFLOP/s\n",
-                  scores ? "NT" : "NN", B, H, desc.m, desc.n, desc.k, flop / small / 1e9, flop / matmul / 1e9);
+      std::printf("batched %s %dx%d blocks of %dx%dx%d  small-block %4.0f GFLOP/s  matmul %4.0f GFLOP/s  small-block bf16 %4.0f GFLOP/s\n",
+                  scores ? "NT" : "NN", B, H, desc.m, desc.n, desc.k, flop / small / 1e9, flop / matmul / 1e9, flop / bf16 / 1e9);
     }
   }
 }

@@ -79,7 +79,12 @@ class Backend {
   virtual void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16,
                           int lda, const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc);
   virtual void relu_backward(float* dy, const Bf16* y, std::int64_t n);  // dy *= y > 0
-  // gemm_batched with A and/or B given as bf16 (attention's kept queries, keys and values).
+  // bias_grad, and dy rounded into dy_bf16 on the same pass (a Linear's gradient, read by both of
+  // its backward products in bf16).
+  virtual void bias_grad_to_bf16(const float* dy, std::int64_t rows, int cols, float* dbias, Bf16* dy_bf16);
+  // gemm_batched in bf16, for training attention: A and B, each float or bf16 (attention's kept
+  // queries, keys and values), rounded to bf16 and their products summed in float32, as autocast's
+  // bmm does. A backend without a bf16 kernel for the shape computes in float32 instead.
   virtual void gemm_batched_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16,
                                   int lda, const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc,
                                   const GemmBatch& batch);
@@ -135,6 +140,11 @@ class Backend {
                                  int vocab, float smoothing, int ignore_id, float grad_scale,
                                  float* row_nll) = 0;
 
+  // The same with the gradient written to grad, rounded to bf16 (the output layer reads it so);
+  // the logits stay as they were. Only on a backend that keeps bf16 activations.
+  virtual LossSums cross_entropy_to_bf16(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab,
+                                         float smoothing, int ignore_id, float grad_scale, Bf16* grad);
+
   // log-softmax over the last dimension, in place (decoding).
   virtual void log_softmax(float* x, std::int64_t rows, int cols) = 0;
   // Per row: the k largest values in descending order (ties: lower index first) and their
@@ -174,6 +184,13 @@ inline void Backend::gemm_mixed(Trans, Trans, int, int, int, float, const void*,
 }
 inline void Backend::gemm_batched_mixed(Trans, Trans, int, int, int, float, const void*, bool, int, const void*, bool,
                                         int, float, float*, int, const GemmBatch&) {
+  throw std::logic_error(name() + " keeps no bf16 activations");
+}
+inline void Backend::bias_grad_to_bf16(const float*, std::int64_t, int, float*, Bf16*) {
+  throw std::logic_error(name() + " keeps no bf16 activations");
+}
+inline LossSums Backend::cross_entropy_to_bf16(float*, const std::int32_t*, std::int64_t, int, float, int, float,
+                                               Bf16*) {
   throw std::logic_error(name() + " keeps no bf16 activations");
 }
 inline void Backend::relu_backward(float*, const Bf16*, std::int64_t) {

@@ -62,6 +62,9 @@ class ProfilingBackend final : public Backend {
   void relu_backward(float* dy, const Bf16* y, std::int64_t n) override {
     time("relu_backward", 0, [&] { inner_.relu_backward(dy, y, n); });
   }
+  void bias_grad_to_bf16(const float* dy, std::int64_t r, int c, float* db, Bf16* dy16) override {
+    time("bias_grad_to_bf16", 0, [&] { inner_.bias_grad_to_bf16(dy, r, c, db, dy16); });
+  }
   void add(const float* a, const float* b, float* y, std::int64_t n) override { time("add", 0, [&] { inner_.add(a, b, y, n); }); }
   void accumulate(const float* x, float* y, std::int64_t n) override { time("accumulate", 0, [&] { inner_.accumulate(x, y, n); }); }
   void scale(float* x, std::int64_t n, float s) override { time("scale", 0, [&] { inner_.scale(x, n, s); }); }
@@ -105,6 +108,12 @@ class ProfilingBackend final : public Backend {
                          float* nll) override {
     LossSums r;
     time("cross_entropy", 0, [&] { r = inner_.cross_entropy(l, t, rows, v, s, ig, gs, nll); });
+    return r;
+  }
+  LossSums cross_entropy_to_bf16(float* l, const std::int32_t* t, std::int64_t rows, int v, float s, int ig, float gs,
+                                 Bf16* g) override {
+    LossSums r;
+    time("cross_entropy_to_bf16", 0, [&] { r = inner_.cross_entropy_to_bf16(l, t, rows, v, s, ig, gs, g); });
     return r;
   }
   void log_softmax(float* x, std::int64_t rows, int cols) override { time("log_softmax", 0, [&] { inner_.log_softmax(x, rows, cols); }); }

@@ -236,13 +236,21 @@ LossSums Transformer::forward_backward(const TokenBatch& b, const nn::Dropout& d
   forward(b, dropout);
   LossSums sums;
   const int d = config_.d_model;
+  Bf16* d_logits_bf16 = workspace_.scratch.dy_bf16;  // where the backend keeps bf16 activations
   for_each_logits_block(b, [&](std::int64_t first, std::int64_t count) {
-    // The loss turns the block's logits into their gradient, which goes straight back through
-    // the output layer.
-    sums += backend_->cross_entropy(workspace_.logits, workspace_.tgt_out + first, count, config_.vocab_size,
-                                    config_.label_smoothing, kPadId, grad_scale, nullptr);
-    embedding_.project_backward(*backend_, workspace_.decoder_outputs.back() + first * d, count,
-                                workspace_.logits, workspace_.d_decoder + first * d, workspace_.scratch.dy_bf16);
+    // The loss turns the block's logits into their gradient (in bf16, for the bf16 products, where
+    // the backend keeps bf16 activations), which goes straight back through the output layer.
+    const float* y = workspace_.decoder_outputs.back() + first * d;
+    float* dy = workspace_.d_decoder + first * d;
+    if (d_logits_bf16) {
+      sums += backend_->cross_entropy_to_bf16(workspace_.logits, workspace_.tgt_out + first, count, config_.vocab_size,
+                                              config_.label_smoothing, kPadId, grad_scale, d_logits_bf16);
+      embedding_.project_backward(*backend_, y, count, d_logits_bf16, dy);
+    } else {
+      sums += backend_->cross_entropy(workspace_.logits, workspace_.tgt_out + first, count, config_.vocab_size,
+                                      config_.label_smoothing, kPadId, grad_scale, nullptr);
+      embedding_.project_backward(*backend_, y, count, workspace_.logits, dy);
+    }
   });
   backward(b, dropout);
   return sums;

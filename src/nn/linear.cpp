@@ -1,5 +1,7 @@
 #include "nn/linear.h"
 
+#include "core/error.h"
+
 namespace attn::nn {
 
 void Linear::forward(Backend& be, const float* x, std::int64_t rows, float* y, bool relu,
@@ -34,18 +36,30 @@ void Linear::backward(Backend& be, const Bf16* x, const float* dy, std::int64_t 
   backward(be, x, true, dy, rows, dx, accumulate_dx, dy_bf16);
 }
 
+void Linear::backward_from_bf16(Backend& be, const float* x, const Bf16* dy, std::int64_t rows, float* dx,
+                                bool accumulate_dx) const {
+  ATTN_CHECK(!bias, "a gradient given in bf16 only has no float rows to sum for the bias");
+  const int r = static_cast<int>(rows);
+  be.gemm_mixed(Trans::Yes, Trans::No, out, in, r, 1.0f, dy, true, out, x, false, in, 1.0f, weight_grad, in);
+  if (dx)
+    be.gemm_mixed(Trans::No, Trans::No, r, in, out, 1.0f, dy, true, out, weight, false, in, accumulate_dx ? 1.0f : 0.0f,
+                  dx, in);
+}
+
 void Linear::backward(Backend& be, const void* x, bool x_bf16, const float* dy, std::int64_t rows, float* dx,
                       bool accumulate_dx, Bf16* dy_bf16) const {
   const int r = static_cast<int>(rows);
   const float beta = accumulate_dx ? 1.0f : 0.0f;
-  if (bias) be.bias_grad(dy, rows, out, bias_grad);
   if (!x_bf16 && !dy_bf16) {  // float32 operands throughout
+    if (bias) be.bias_grad(dy, rows, out, bias_grad);
     be.gemm(Trans::Yes, Trans::No, out, in, r, 1.0f, dy, out, static_cast<const float*>(x), in, 1.0f, weight_grad, in);
     if (dx) be.gemm(Trans::No, Trans::No, r, in, out, 1.0f, dy, out, weight, in, beta, dx, in);
     return;
   }
   const void* g = dy;
-  if (dy_bf16) be.to_bf16(dy, rows * out, dy_bf16), g = dy_bf16;
+  if (dy_bf16 && bias) be.bias_grad_to_bf16(dy, rows, out, bias_grad, dy_bf16), g = dy_bf16;
+  else if (dy_bf16) be.to_bf16(dy, rows * out, dy_bf16), g = dy_bf16;
+  else if (bias) be.bias_grad(dy, rows, out, bias_grad);
   be.gemm_mixed(Trans::Yes, Trans::No, out, in, r, 1.0f, g, dy_bf16 != nullptr, out, x, x_bf16, in, 1.0f,
                 weight_grad, in);
   if (dx) be.gemm_mixed(Trans::No, Trans::No, r, in, out, 1.0f, g, dy_bf16 != nullptr, out, weight, false, in, beta, dx, in);

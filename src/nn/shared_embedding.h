@@ -28,10 +28,10 @@ struct SharedEmbedding {
   Linear output_layer() const;
   // logits [rows, vocab] = y [rows, dim] · Eᵀ
   void project(Backend& be, const float* y, std::int64_t rows, float* logits) const;
-  // dy = d_logits · E (overwritten); E's gradient += d_logitsᵀ · y. d_logits_bf16: as
-  // Linear::backward's dy_bf16.
-  void project_backward(Backend& be, const float* y, std::int64_t rows, const float* d_logits,
-                        float* dy, Bf16* d_logits_bf16 = nullptr) const;
+  // dy = d_logits · E (overwritten); E's gradient += d_logitsᵀ · y. d_logits in float, or in
+  // bf16 (as the loss writes it where the backend keeps bf16 activations).
+  void project_backward(Backend& be, const float* y, std::int64_t rows, const float* d_logits, float* dy) const;
+  void project_backward(Backend& be, const float* y, std::int64_t rows, const Bf16* d_logits, float* dy) const;
 };
 
 }  // namespace attn::nn

@@ -149,23 +149,91 @@ TEST_F(GemmBf16Test, ConversionRoundsToNearestEven) {
   for (std::size_t i = 3; i < x.size(); ++i) ASSERT_EQ(got[i], bf16_bits(x[i])) << i << " " << x[i];
 }
 
-TEST_F(GemmBf16Test, BatchedBlocksReadBf16OperandsExactly) {
-  // Attention's products over kept bf16 queries, keys and values: each bf16 operand is read as
-  // the exact value it holds and the arithmetic is float32. Every transpose, bf16 on either side
-  // or both, sides that are not multiples of the tiles, beta = 0 over NaN; a side over 256 takes
-  // the block-by-block route.
+TEST_F(GemmBf16Test, BiasGradientRoundsTheGradientOnTheSamePass) {
+  // A Linear's backward under bf16: ∂b += Σ rows of dy (a double sum for the reference) and dy
+  // rounded to bf16 (bit for bit as the independent rounding rule), over more rows than the sum's
+  // fixed chunks and widths that are not multiples of 16; the float32 bias gradient alike.
+  Backend& be = cpu_backend(MatmulPrecision::bf16);
+  for (int cols : {1, 37, 300})
+    for (std::int64_t rows : {1, 5, 333}) {
+      const auto dy = random_values(static_cast<std::size_t>(rows * cols), 61, -2, 2);
+      const auto init = random_values(static_cast<std::size_t>(cols), 62);
+      std::vector<double> want(init.begin(), init.end());
+      for (std::int64_t r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) want[c] += dy[r * cols + c];
+      auto d_dy = testing::to_device(be, dy);
+      auto fused = testing::to_device(be, init), plain = testing::to_device(be, init);
+      DeviceBuffer<Bf16> dy16(be, dy.size());
+      be.bias_grad_to_bf16(d_dy.data(), rows, cols, fused.data(), dy16.data());
+      be.bias_grad(d_dy.data(), rows, cols, plain.data());
+      const auto got_fused = testing::to_host(be, fused), got_plain = testing::to_host(be, plain);
+      for (int c = 0; c < cols; ++c) {
+        ASSERT_NEAR(got_fused[c], want[c], 1e-4) << rows << "x" << cols << " column " << c;
+        ASSERT_NEAR(got_plain[c], want[c], 1e-4) << rows << "x" << cols << " column " << c;
+      }
+      std::vector<Bf16> bits(dy.size());
+      be.copy_to_host(bits.data(), dy16.data(), bits.size() * sizeof(Bf16));
+      for (std::size_t i = 0; i < dy.size(); ++i) ASSERT_EQ(bits[i], bf16_bits(dy[i])) << rows << "x" << cols << " " << i;
+    }
+}
+
+TEST_F(GemmBf16Test, CrossEntropyWritesItsGradientInBf16) {
+  // The loss under bf16 writes grad_scale·(p - q) rounded to bf16 and leaves the logits as they
+  // were; padding rows get zeros. p (softmax in double) and q (label smoothing) computed here.
+  Backend& be = cpu_backend(MatmulPrecision::bf16);
+  const int rows = 6, vocab = 50, pad = 0;
+  const float eps = 0.1f, grad_scale = 0.25f;
+  const auto logits = random_values(rows * vocab, 71, -4, 4);
+  const std::vector<std::int32_t> targets{3, 0, 49, 17, 0, 8};
+  auto d_logits = testing::to_device(be, logits);
+  auto d_targets = testing::to_device(be, targets);
+  DeviceBuffer<Bf16> grad(be, logits.size());
+  const LossSums s =
+      be.cross_entropy_to_bf16(d_logits.data(), d_targets.data(), rows, vocab, eps, pad, grad_scale, grad.data());
+  EXPECT_EQ(testing::to_host(be, d_logits), logits);
+  std::vector<Bf16> bits(logits.size());
+  be.copy_to_host(bits.data(), grad.data(), bits.size() * sizeof(Bf16));
+  double nll = 0;
+  for (int r = 0; r < rows; ++r) {
+    const float* x = &logits[r * vocab];
+    double m = x[0], z = 0;
+    for (int j = 1; j < vocab; ++j) m = std::max(m, double(x[j]));
+    for (int j = 0; j < vocab; ++j) z += std::exp(x[j] - m);
+    if (targets[r] != pad) nll += m + std::log(z) - x[targets[r]];
+    for (int j = 0; j < vocab; ++j) {
+      const double q = (j == targets[r] ? 1 - eps : 0.0) + eps / vocab;
+      const double want = targets[r] == pad ? 0.0 : grad_scale * (std::exp(x[j] - m) / z - q);
+      float got;
+      const std::uint32_t word = static_cast<std::uint32_t>(bits[r * vocab + j]) << 16;
+      std::memcpy(&got, &word, sizeof got);
+      ASSERT_NEAR(got, want, std::abs(want) / 256 + 1e-7) << "row " << r << " column " << j;
+    }
+  }
+  EXPECT_EQ(s.tokens, 4);
+  EXPECT_NEAR(s.nll, nll, 1e-4);
+}
+
+TEST_F(GemmBf16Test, BatchedBlocksRoundEveryOperandToBf16) {
+  // Attention's products in training under bf16: every operand (bf16 ones read in place, float
+  // ones rounded on the way in) is a bf16 value and the sums are float32, so the result is the
+  // exact product of the rounded operands up to float32 summation. Every transpose, bf16 on
+  // neither, either or both sides, sides that are not multiples of the tiles (odd k included),
+  // beta = 0 over NaN. A side over 256 takes the block-by-block route, which reads the operands'
+  // exact values in float32 (float operands not rounded).
   Backend& be = cpu_backend(MatmulPrecision::bf16);
   const int outer = 2, inner = 3, count = outer * inner;
   struct Dims {
     int m, n, k;
   };
-  for (Dims d : {Dims{32, 32, 64}, Dims{37, 33, 20}, Dims{9, 16, 64}, Dims{8, 260, 6}, Dims{260, 8, 300}})
+  for (Dims d : {Dims{32, 32, 64}, Dims{32, 64, 32}, Dims{37, 33, 21}, Dims{9, 16, 64}, Dims{8, 260, 6},
+                 Dims{260, 8, 300}})
     for (bool ta : {false, true})
       for (bool tb : {false, true})
-        for (int which : {1, 2, 3})  // bit 0: A in bf16, bit 1: B in bf16
+        for (int which : {0, 1, 2, 3})  // bit 0: A in bf16, bit 1: B in bf16
           for (float beta : {0.25f, 0.0f}) {
             const bool a16 = which & 1, b16 = which & 2;
             const int m = d.m, n = d.n, k = d.k;
+            const bool rounded = std::max({m, n, k}) <= 256;
             const int lda = (ta ? m : k) + 1, ldb = (tb ? k : n) + 2, ldc = n + 3;
             const std::int64_t sa = static_cast<std::int64_t>(ta ? k : m) * lda,
                                sb = static_cast<std::int64_t>(tb ? n : k) * ldb, sc = static_cast<std::int64_t>(m) * ldc;
@@ -177,10 +245,11 @@ TEST_F(GemmBf16Test, BatchedBlocksReadBf16OperandsExactly) {
             std::vector<Bf16> a_bits(a.size()), b_bits(b.size());
             for (std::size_t i = 0; i < a.size(); ++i) a_bits[i] = bf16_bits(a[i]);
             for (std::size_t i = 0; i < b.size(); ++i) b_bits[i] = bf16_bits(b[i]);
-            if (a16)
-              for (float& x : a) x = static_cast<float>(bf16_round(x));
-            if (b16)
-              for (float& x : b) x = static_cast<float>(bf16_round(x));
+            std::vector<float> a_used = a, b_used = b;
+            if (a16 || rounded)
+              for (float& x : a_used) x = static_cast<float>(bf16_round(x));
+            if (b16 || rounded)
+              for (float& x : b_used) x = static_cast<float>(bf16_round(x));
             auto da = testing::to_device(be, a), db = testing::to_device(be, b), dc = testing::to_device(be, c);
             DeviceBuffer<Bf16> da16(be, a.size()), db16(be, b.size());
             be.copy_to_device(da16.data(), a_bits.data(), a_bits.size() * sizeof(Bf16));
@@ -191,8 +260,8 @@ TEST_F(GemmBf16Test, BatchedBlocksReadBf16OperandsExactly) {
             const auto got = testing::to_host(be, dc);
             for (int i = 0; i < count; ++i) {
               const Product p{ta, tb, m, n, k, lda, ldb, ldc};
-              const std::vector<float> ai(a.begin() + i * sa, a.begin() + (i + 1) * sa);
-              const std::vector<float> bi(b.begin() + i * sb, b.begin() + (i + 1) * sb);
+              const std::vector<float> ai(a_used.begin() + i * sa, a_used.begin() + (i + 1) * sa);
+              const std::vector<float> bi(b_used.begin() + i * sb, b_used.begin() + (i + 1) * sb);
               std::vector<float> ci(c.begin() + i * sc, c.begin() + (i + 1) * sc);
               if (beta == 0.0f) std::fill(ci.begin(), ci.end(), 0.0f);
               const auto expected = reference(p, 0.5f, ai, bi, beta, ci, [](float x) { return double(x); });

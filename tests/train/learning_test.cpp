@@ -49,8 +49,12 @@ TEST(Training, LearnsToReverseSentencesToNinetyNinePercentExactMatch) {
 TEST(Training, LearnsToReverseSentencesInMixedPrecision) {
   if (!cpu::bf16_matmul_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16";
   // Wide enough (128) that the layers' products run in bf16 rather than falling back to fp32.
-  learn_to_reverse("learn_reverse_bf16", 1500, [](TrainOptions& o) {
+  // On the plateau like the float32 test: 1500 steps at lr scale 0.2 or 0.5 gave 165-200 of 200
+  // depending on the seed (attention's products in bf16, as autocast: 165-200; with only Q, K, V
+  // rounded: 182-200); 2500 at 0.5 reaches >= 198 on the seeds that did worst.
+  learn_to_reverse("learn_reverse_bf16", 2500, [](TrainOptions& o) {
     o.precision = "bf16";
+    o.lr_scale = 0.5;
     o.model.d_model = o.model.d_ff = 128;
     o.model.heads = 4;
     o.model.d_k = o.model.d_v = 32;

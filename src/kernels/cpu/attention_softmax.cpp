@@ -27,6 +27,7 @@ void attention_softmax(float* scores, int batch, int heads, int tq, int tk,
     for (int k = std::max(hi, lo); k < tk; ++k) row[k] = 0.0f;
     if (lo >= hi) continue;
     float max = row[lo];
+#pragma omp simd reduction(max : max)
     for (int k = lo + 1; k < hi; ++k) max = std::max(max, row[k]);
     float sum = 0;
 #pragma omp simd reduction(+ : sum)

@@ -27,18 +27,18 @@ constexpr std::int64_t kVectorRow = 4096;
 
 }  // namespace
 
+void round_to_bf16(const float* src, std::int64_t n, Bf16* dst) {
+  std::int64_t c = 0;
+#if defined(__AVX512BF16__)  // 16 at a time with the CPU's own rounding instruction
+  for (; c + 16 <= n; c += 16)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + c), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(src + c)));
+#endif
+  for (; c < n; ++c) dst[c] = round_scalar(src[c]);
+}
+
 void convert_to_bf16(const float* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, Bf16* dst) {
 #pragma omp parallel for schedule(static) if (rows * cols > (1 << 16))
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const float* s = src + r * ld;
-    Bf16* d = dst + r * cols;
-    std::int64_t c = 0;
-#if defined(__AVX512BF16__)  // 16 at a time with the CPU's own rounding instruction
-    for (; c + 16 <= cols; c += 16)
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + c), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(s + c)));
-#endif
-    for (; c < cols; ++c) d[c] = round_scalar(s[c]);
-  }
+  for (std::int64_t r = 0; r < rows; ++r) round_to_bf16(src + r * ld, cols, dst + r * cols);
 }
 
 void to_bf16(const float* x, std::int64_t n, Bf16* y) {

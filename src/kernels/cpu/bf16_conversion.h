@@ -8,6 +8,8 @@
 
 namespace attn::cpu {
 
+// n floats rounded to bf16 on the calling thread (round to nearest even).
+void round_to_bf16(const float* src, std::int64_t n, Bf16* dst);
 // A rows × cols block stored with leading dimension ld, rounded to nearest even (as the
 // AVX512-BF16 instructions do) into a packed bf16 block.
 void convert_to_bf16(const float* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, Bf16* dst);

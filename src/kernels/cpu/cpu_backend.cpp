@@ -42,6 +42,9 @@ class CpuBackend final : public Backend {
     cpu::gemm_mixed(ta, tb, m, n, k, alpha, a, a_bf16, lda, b, b_bf16, ldb, beta, c, ldc);
   }
   void relu_backward(float* dy, const Bf16* y, std::int64_t n) override { cpu::relu_backward(dy, y, n); }
+  void bias_grad_to_bf16(const float* dy, std::int64_t rows, int cols, float* dbias, Bf16* dy_bf16) override {
+    cpu::bias_grad(dy, rows, cols, dbias, dy_bf16);
+  }
   void gemm_batched_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
                           const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc,
                           const GemmBatch& batch) override {
@@ -106,6 +109,10 @@ class CpuBackend final : public Backend {
   LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab,
                          float smoothing, int ignore_id, float grad_scale, float* row_nll) override {
     return cpu::cross_entropy(logits, targets, rows, vocab, smoothing, ignore_id, grad_scale, row_nll);
+  }
+  LossSums cross_entropy_to_bf16(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab,
+                                 float smoothing, int ignore_id, float grad_scale, Bf16* grad) override {
+    return cpu::cross_entropy(logits, targets, rows, vocab, smoothing, ignore_id, grad_scale, nullptr, grad);
   }
   void log_softmax(float* x, std::int64_t rows, int cols) override { cpu::log_softmax(x, rows, cols); }
   void topk(const float* x, std::int64_t rows, int cols, int k, float* values, std::int32_t* indices) override {

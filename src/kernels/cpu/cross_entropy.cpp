@@ -4,34 +4,24 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/cpu/bf16_conversion.h"
 #include "kernels/cpu/fast_exp.h"
 #include "kernels/cpu/ops.h"
 
 namespace attn::cpu {
 namespace {
 
-struct RowStats {
-  float max;
-  float log_sum_exp;  // log Σ exp(x - max)
-  double sum;         // Σ x
-};
-
-RowStats row_stats(const float* x, int n) {
+float row_max(const float* x, int n) {
   float max = x[0];
+#pragma omp simd reduction(max : max)
   for (int j = 1; j < n; ++j) max = std::max(max, x[j]);
-  float sum_exp = 0, sum = 0;
-#pragma omp simd reduction(+ : sum_exp, sum)
-  for (int j = 0; j < n; ++j) {
-    sum_exp += fast_exp(x[j] - max);
-    sum += x[j];
-  }
-  return {max, std::log(sum_exp), sum};
+  return max;
 }
 
 }  // namespace
 
 LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab,
-                       float smoothing, int ignore_id, float grad_scale, float* out_row_nll) {
+                       float smoothing, int ignore_id, float grad_scale, float* out_row_nll, Bf16* grad_bf16) {
   // Per-row results, summed in row order afterwards so the total does not depend on threads.
   // (Reused across calls; the raw pointers are what the worker threads see.)
   static thread_local std::vector<double> row_loss_buffer, row_nll_buffer;
@@ -46,20 +36,36 @@ LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t 
     float* x = logits + r * vocab;
     const int y = targets[r];
     if (y == ignore_id) {
-      std::fill(x, x + vocab, 0.0f);
+      if (grad_bf16) std::fill(grad_bf16 + r * vocab, grad_bf16 + (r + 1) * vocab, Bf16{0});
+      else std::fill(x, x + vocab, 0.0f);
       continue;
     }
-    const RowStats s = row_stats(x, vocab);
-    const double lse = static_cast<double>(s.max) + s.log_sum_exp;
-    const double nll = lse - x[y];
+    // exp(x - max) is kept in the gradient's place (in place, or with bf16 in a row buffer in L1
+    // so that the row is read from memory once): one exp per element.
+    thread_local std::vector<float> row_buffer;
+    if (grad_bf16) row_buffer.resize(vocab);
+    float* g = grad_bf16 ? row_buffer.data() : x;
+    const float target_logit = x[y];
+    const float max = row_max(x, vocab);
+    float sum_exp = 0, sum = 0;
+#pragma omp simd reduction(+ : sum_exp, sum)
+    for (int j = 0; j < vocab; ++j) {
+      const float xj = x[j], e = fast_exp(xj - max);
+      g[j] = e;
+      sum_exp += e;
+      sum += xj;
+    }
+    const double lse = static_cast<double>(max) + std::log(sum_exp);
+    const double nll = lse - target_logit;
     // Σ_j q_j · (-log p_j) with q = (1-ε)·onehot + ε/V: (1-ε)·nll + ε·(lse - mean x).
     row_nll[r] = nll;
-    row_loss[r] = (1.0 - smoothing) * nll + smoothing * (lse - s.sum / vocab);
+    row_loss[r] = (1.0 - smoothing) * nll + smoothing * (lse - static_cast<double>(sum) / vocab);
     // ∂/∂x_j = p_j - q_j
-    const float shift = s.max + s.log_sum_exp;
+    const float p_scale = grad_scale / sum_exp, q_off = grad_scale * off_target;
 #pragma omp simd
-    for (int j = 0; j < vocab; ++j) x[j] = grad_scale * (fast_exp(x[j] - shift) - off_target);
-    x[y] -= grad_scale * (on_target - off_target);
+    for (int j = 0; j < vocab; ++j) g[j] = p_scale * g[j] - q_off;
+    g[y] -= grad_scale * (on_target - off_target);
+    if (grad_bf16) round_to_bf16(g, vocab, grad_bf16 + r * vocab);
   }
   LossSums sums;
   for (std::int64_t r = 0; r < rows; ++r) {
@@ -76,8 +82,11 @@ void log_softmax(float* x, std::int64_t rows, int cols) {
 #pragma omp parallel for schedule(static) if (rows * cols > (1 << 15))
   for (std::int64_t r = 0; r < rows; ++r) {
     float* row = x + r * cols;
-    const RowStats s = row_stats(row, cols);
-    const float shift = s.max + s.log_sum_exp;
+    const float max = row_max(row, cols);
+    float sum_exp = 0;
+#pragma omp simd reduction(+ : sum_exp)
+    for (int j = 0; j < cols; ++j) sum_exp += fast_exp(row[j] - max);
+    const float shift = max + std::log(sum_exp);
 #pragma omp simd
     for (int j = 0; j < cols; ++j) row[j] -= shift;
   }

@@ -1,8 +1,10 @@
 // Element-wise kernels. Small inputs stay on one thread: a parallel region costs microseconds,
 // which matters in incremental decoding where rows are few.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
+#include "kernels/cpu/bf16_conversion.h"
 #include "kernels/cpu/ops.h"
 
 namespace attn::cpu {
@@ -61,22 +63,34 @@ void relu_backward(float* dy, const Bf16* y, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) dy[i] = (y[i] & 0x8000u) == 0 && y[i] != 0 ? dy[i] : 0.0f;
 }
 
-void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias) {
-  // Each thread owns a slice of columns and walks all rows: no reduction across threads, so the
-  // result does not depend on the thread count.
-  constexpr int kSlice = 64;
-  const int slices = (cols + kSlice - 1) / kSlice;
+void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias, Bf16* dy_bf16) {
+  // Rows in fixed chunks, each summed into its own partial row, the partials added in chunk
+  // order: the result does not depend on the thread count, and each thread streams whole rows
+  // (a slice of columns walking all rows would read memory with a stride). The rows are rounded
+  // to bf16 on the same pass where asked (a Linear's backward reads dy in bf16 next).
+  const int chunks = static_cast<int>(std::min<std::int64_t>(kReductionChunks, rows));
+  if (chunks == 0) return;
+  const std::int64_t per_chunk = (rows + chunks - 1) / chunks;
+  static thread_local std::vector<float> partial_buffer;  // (the raw pointer is what the workers see)
+  partial_buffer.assign(static_cast<std::size_t>(chunks) * cols, 0.0f);
+  float* partial = partial_buffer.data();
 #pragma omp parallel for schedule(static) if (rows * cols > kParallelMin)
-  for (int s = 0; s < slices; ++s) {
-    const int c0 = s * kSlice, c1 = std::min(cols, c0 + kSlice);
-    float acc[kSlice] = {};
-    for (std::int64_t r = 0; r < rows; ++r) {
+  for (int ch = 0; ch < chunks; ++ch) {
+    float* acc = partial + static_cast<std::int64_t>(ch) * cols;
+    for (std::int64_t r = ch * per_chunk; r < std::min(rows, (ch + 1) * per_chunk); ++r) {
       const float* row = dy + r * cols;
 #pragma omp simd
-      for (int c = c0; c < c1; ++c) acc[c - c0] += row[c];
+      for (int c = 0; c < cols; ++c) acc[c] += row[c];
+      if (dy_bf16) round_to_bf16(row, cols, dy_bf16 + r * cols);
     }
-    for (int c = c0; c < c1; ++c) dbias[c] += acc[c - c0];
   }
+  for (int ch = 1; ch < chunks; ++ch) {
+    const float* acc = partial + static_cast<std::int64_t>(ch) * cols;
+#pragma omp simd
+    for (int c = 0; c < cols; ++c) partial[c] += acc[c];
+  }
+#pragma omp simd
+  for (int c = 0; c < cols; ++c) dbias[c] += partial[c];
 }
 
 double sum_squares(const float* x, std::int64_t n) {

@@ -138,9 +138,7 @@ void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const fl
 
 void gemm_batched_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
                         const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc, const GemmBatch& batch) {
-  if (!a_bf16 && !b_bf16)
-    return gemm_batched(ta, tb, m, n, k, alpha, static_cast<const float*>(a), lda, static_cast<const float*>(b), ldb,
-                        beta, c, ldc, batch);
+  if (small_gemm_batched_bf16(ta, tb, m, n, k, alpha, a, a_bf16, lda, b, b_bf16, ldb, beta, c, ldc, batch)) return;
   if (small_gemm_batched(ta, tb, m, n, k, alpha, a, a_bf16, lda, b, b_bf16, ldb, beta, c, ldc, batch)) return;
   sgemm_per_block(ta, tb, m, n, k, alpha, a, a_bf16, lda, b, b_bf16, ldb, beta, c, ldc, batch);
 }

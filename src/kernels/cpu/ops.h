@@ -18,7 +18,10 @@ void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void
 void to_bf16(const float* x, std::int64_t n, Bf16* y);  // round to nearest even
 void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
                   const float* b, int ldb, float beta, float* c, int ldc, const GemmBatch& batch);
-// The same with A and/or B given as bf16 (widened block by block; float32 arithmetic).
+// The same in bf16 (training attention under precision bf16): A and B, each float or bf16
+// (a_bf16, b_bf16), rounded to bf16, products summed in float32. Blocks with a side over
+// kMaxSmallGemm, or a build without AVX512-BF16, compute in float32 from the operands' exact
+// values instead.
 void gemm_batched_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
                         const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc, const GemmBatch& batch);
 // Either for products with m, n and k all at most kMaxSmallGemm (small_gemm_batched.cpp); says
@@ -26,6 +29,11 @@ void gemm_batched_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, co
 constexpr int kMaxSmallGemm = 256;
 bool small_gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
                         const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc, const GemmBatch& batch);
+// The same in bf16 arithmetic (small_gemm_batched_bf16.cpp): every operand rounded to bf16. Says
+// whether it ran (it needs AVX512-BF16).
+bool small_gemm_batched_bf16(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
+                             const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc,
+                             const GemmBatch& batch);
 
 void fill(float* x, std::int64_t n, float value);
 void add(const float* a, const float* b, float* y, std::int64_t n);
@@ -35,7 +43,8 @@ void add_bias(float* x, const float* bias, std::int64_t rows, int cols);
 void add_bias_relu(float* x, const float* bias, std::int64_t rows, int cols);
 void relu_backward(float* dy, const float* y, std::int64_t n);
 void relu_backward(float* dy, const Bf16* y, std::int64_t n);
-void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias);
+// dbias += Σ rows of dy; with dy_bf16, dy also rounded into it on the same pass.
+void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias, Bf16* dy_bf16 = nullptr);
 double sum_squares(const float* x, std::int64_t n);
 
 void dropout(const float* x, float* y, std::int64_t n, float p, std::uint64_t seed);
@@ -57,8 +66,9 @@ void embedding_backward(const std::int32_t* ids, std::int64_t n, const float* do
                         float scale, float* dtable);
 void positions_backward(const float* dout, int batch, int seq_len, int dim, float* dpositions);
 
+// With grad_bf16 the gradient goes there, rounded to bf16, and the logits stay as they were.
 LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab,
-                       float smoothing, int ignore_id, float grad_scale, float* row_nll);
+                       float smoothing, int ignore_id, float grad_scale, float* row_nll, Bf16* grad_bf16 = nullptr);
 void log_softmax(float* x, std::int64_t rows, int cols);
 void topk(const float* x, std::int64_t rows, int cols, int k, float* values, std::int32_t* indices);
 void gather_rows(const float* src, std::int64_t src_stride, const std::int32_t* indices, std::int64_t rows,
