@@ -137,16 +137,6 @@ const std::uint32_t* b_in_pairs(const Stored& s, bool transposed, int k, int n, 
   return w.b_pairs.data();
 }
 
-// The cache lines of a rows × cols block (elements of `bytes` bytes, leading dimension ld) asked
-// for ahead: the blocks are scattered rows of a few hundred bytes, which the hardware
-// prefetchers follow poorly (measured: 53 against 188 GFLOP/s for the same blocks in cache).
-template <int Hint>
-void prefetch_block(const void* data, int bytes, int rows, int cols, std::int64_t ld) {
-  const char* p = static_cast<const char*>(data);
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols * bytes; c += 64) _mm_prefetch(p + r * ld * bytes + c, static_cast<_mm_hint>(Hint));
-}
-
 const void* offset(const void* base, bool bf16, std::int64_t at) {
   return bf16 ? static_cast<const void*>(static_cast<const Bf16*>(base) + at)
               : static_cast<const void*>(static_cast<const float*>(base) + at);
@@ -165,14 +155,6 @@ bool small_gemm_batched_bf16(Trans ta, Trans tb, int m, int n, int k, float alph
     thread_local Scratch scratch;
 #pragma omp for schedule(static)
     for (int i = 0; i < count; ++i) {
-      if (i + 1 < count) {  // the next block's operands and result on their way while this one runs
-        const int o = (i + 1) / batch.inner, h = (i + 1) % batch.inner;
-        prefetch_block<_MM_HINT_T0>(offset(a, a_bf16, o * batch.a_outer + h * batch.a_inner), a_bf16 ? 2 : 4,
-                                    at ? k : m, at ? m : k, lda);
-        prefetch_block<_MM_HINT_T0>(offset(b, b_bf16, o * batch.b_outer + h * batch.b_inner), b_bf16 ? 2 : 4,
-                                    bt ? n : k, bt ? k : n, ldb);
-        prefetch_block<_MM_HINT_ET0>(c + o * batch.c_outer + h * batch.c_inner, 4, m, n, ldc);
-      }
       const int o = i / batch.inner, h = i % batch.inner;
       // Stored shapes: A is m×k (k×m transposed), B is k×n (n×k transposed).
       const Stored sa{offset(a, a_bf16, o * batch.a_outer + h * batch.a_inner), a_bf16, at ? k : m, at ? m : k, lda};
