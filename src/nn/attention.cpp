@@ -27,9 +27,9 @@ void attention_probs(Backend& be, const AttentionShape& s, HeadsView q, HeadsVie
                      const AttentionMask& mask, float* probs) {
   const std::int64_t block = static_cast<std::int64_t>(s.queries) * s.keys;
   // scores[b, h] = Q_bh · K_bhᵀ
-  batched(be, q.bf16 || k.bf16, Trans::No, Trans::Yes, s.queries, s.keys, s.d_k, q.data, q.bf16, q.ld, k.data, k.bf16, k.ld, probs,
-          s.keys, GemmBatch{s.batch, s.heads, q.batch_stride, s.d_k, k.batch_stride, s.d_k,
-                            s.heads * block, block});
+  batched(be, q.bf16 || k.bf16, Trans::No, Trans::Yes, s.queries, s.keys, s.d_k, q.data, q.bf16, q.ld, k.data,
+          k.bf16, k.ld, probs, s.keys,
+          GemmBatch{s.batch, s.heads, q.batch_stride, s.d_k, k.batch_stride, s.d_k, s.heads * block, block});
   be.attention_softmax(probs, s.batch, s.heads, s.queries, s.keys, mask,
                        1.0f / std::sqrt(static_cast<float>(s.d_k)));
 }
@@ -66,12 +66,12 @@ void attention_backward(Backend& be, const AttentionShape& s, HeadsView q, Heads
   // dQ_bh = dS_bh · K_bh ; dK_bh = dS_bhᵀ · Q_bh
   b = probs_by_head;
   b.b_outer = k.batch_stride, b.b_inner = s.d_k, b.c_outer = q.batch_stride, b.c_inner = s.d_k;
-  batched(be, bf16, Trans::No, Trans::No, s.queries, s.d_k, s.keys, dprobs, false, s.keys, k.data, k.bf16, k.ld, dq, q.ld,
-          b);
+  batched(be, bf16, Trans::No, Trans::No, s.queries, s.d_k, s.keys, dprobs, false, s.keys, k.data, k.bf16, k.ld, dq,
+          q.ld, b);
   b = probs_by_head;
   b.b_outer = q.batch_stride, b.b_inner = s.d_k, b.c_outer = k.batch_stride, b.c_inner = s.d_k;
-  batched(be, bf16, Trans::Yes, Trans::No, s.keys, s.d_k, s.queries, dprobs, false, s.keys, q.data, q.bf16, q.ld, dk, k.ld,
-          b);
+  batched(be, bf16, Trans::Yes, Trans::No, s.keys, s.d_k, s.queries, dprobs, false, s.keys, q.data, q.bf16, q.ld, dk,
+          k.ld, b);
 }
 
 }  // namespace attn::nn

@@ -77,7 +77,8 @@ void tile(int pairs, Pairs a, const std::uint32_t* b, std::int64_t ldb, __mmask1
   unrolled<R>([&](auto r) { acc0[r] = acc1[r] = _mm512_setzero_ps(); });
   for (int q = 0; q < pairs; ++q) {
     const std::uint32_t* bq = b + q * ldb;
-    const __m512bh b0 = (__m512bh)_mm512_maskz_loadu_epi32(m0, bq), b1 = (__m512bh)_mm512_maskz_loadu_epi32(m1, bq + 16);
+    const __m512bh b0 = (__m512bh)_mm512_maskz_loadu_epi32(m0, bq);
+    const __m512bh b1 = (__m512bh)_mm512_maskz_loadu_epi32(m1, bq + 16);
     const Bf16* aq = a.a + q * a.col;
     unrolled<R>([&](auto r) {
       std::uint32_t word;
