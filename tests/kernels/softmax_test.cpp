@@ -28,40 +28,44 @@ TEST_P(AttentionSoftmaxTest, HandWorkedRow) {
 
 TEST_P(AttentionSoftmaxTest, MasksPaddingFutureAndWindow) {
   Backend& be = *GetParam();
-  const int B = 2, H = 2, T = 6;
-  auto lengths = testing::to_device(be, std::vector<std::int32_t>{6, 4});
-  for (int window : {0, 2})
-    for (bool causal : {false, true}) {
-      auto scores = random_values(static_cast<std::size_t>(B) * H * T * T, 7, -3, 3);
-      auto d = testing::to_device(be, scores);
-      AttentionMask mask{lengths.data(), causal, 0, window};
-      be.attention_softmax(d.data(), B, H, T, T, mask, 0.7f);
-      auto p = testing::to_host(be, d);
-      const int len[2] = {6, 4};
-      for (int b = 0; b < B; ++b)
-        for (int h = 0; h < H; ++h)
-          for (int q = 0; q < T; ++q) {
-            const float* row = &p[((b * H + h) * T + q) * T];
-            const float* raw = &scores[((b * H + h) * T + q) * T];
-            double denom = 0;
-            auto visible = [&](int k) {
-              return k < len[b] && (!causal || k <= q) && (window == 0 || std::abs(q - k) <= window);
-            };
-            for (int k = 0; k < T; ++k) {
-              if (visible(k)) denom += std::exp(0.7 * raw[k]);
-            }
-            double sum = 0;
-            for (int k = 0; k < T; ++k) {
-              const double want = visible(k) ? std::exp(0.7 * raw[k]) / denom : 0.0;
-              ASSERT_NEAR(row[k], want, 1e-6) << "b" << b << " q" << q << " k" << k;
-              if (!visible(k)) {
-                ASSERT_EQ(row[k], 0.0f);
+  // Short and long rows (6, 37 and 70 keys: the vector loops' remainders differ).
+  const int B = 2, H = 2;
+  for (int T : {6, 37, 70}) {
+    SCOPED_TRACE("rows of " + std::to_string(T));
+    for (int window : {0, 2})
+      for (bool causal : {false, true}) {
+        auto lengths = testing::to_device(be, std::vector<std::int32_t>{T, T - 2});
+        auto scores = random_values(static_cast<std::size_t>(B) * H * T * T, 7, -3, 3);
+        auto d = testing::to_device(be, scores);
+        AttentionMask mask{lengths.data(), causal, 0, window};
+        be.attention_softmax(d.data(), B, H, T, T, mask, 0.7f);
+        auto p = testing::to_host(be, d);
+        const int len[2] = {T, T - 2};
+        for (int b = 0; b < B; ++b)
+          for (int h = 0; h < H; ++h)
+            for (int q = 0; q < T; ++q) {
+              const float* row = &p[((b * H + h) * T + q) * T];
+              const float* raw = &scores[((b * H + h) * T + q) * T];
+              double denom = 0;
+              auto visible = [&](int k) {
+                return k < len[b] && (!causal || k <= q) && (window == 0 || std::abs(q - k) <= window);
+              };
+              for (int k = 0; k < T; ++k) {
+                if (visible(k)) denom += std::exp(0.7 * raw[k]);
               }
-              sum += row[k];
+              double sum = 0;
+              for (int k = 0; k < T; ++k) {
+                const double want = visible(k) ? std::exp(0.7 * raw[k]) / denom : 0.0;
+                ASSERT_NEAR(row[k], want, 1e-6) << "b" << b << " q" << q << " k" << k;
+                if (!visible(k)) {
+                  ASSERT_EQ(row[k], 0.0f);
+                }
+                sum += row[k];
+              }
+              ASSERT_NEAR(sum, 1.0, 1e-6);
             }
-            ASSERT_NEAR(sum, 1.0, 1e-6);
-          }
-    }
+      }
+  }
 }
 
 TEST_P(AttentionSoftmaxTest, IncrementalQueryOffsetSeesThePrefix) {
