@@ -4,6 +4,7 @@
 #if defined(__AVX512F__)
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -22,6 +23,18 @@ inline void unrolled(F&& f) {
 // The first `count` of 16 lanes (none for count <= 0).
 inline __mmask16 first_lanes(int count) {
   return count >= 16 ? __mmask16(0xffff) : count <= 0 ? __mmask16(0) : __mmask16((1u << count) - 1);
+}
+
+// The tiles of an m × n product, at most kTileRows rows by 32 columns each: tile(i, j, rows, m0,
+// m1) for the one at row i, column j, with m0 / m1 the lanes of columns j .. j+15 / j+16 .. j+31
+// inside n.
+constexpr int kTileRows = 8;  // 8 rows × 2 vectors: 16 accumulators of the 32 registers
+template <typename F>
+inline void for_each_tile(int m, int n, F&& tile) {
+  for (int j = 0; j < n; j += 32) {
+    const __mmask16 m0 = first_lanes(n - j), m1 = first_lanes(n - j - 16);
+    for (int i = 0; i < m; i += kTileRows) tile(i, j, std::min(kTileRows, m - i), m0, m1);
+  }
 }
 
 // The end of an R-row, 32-column tile: C = alpha·acc + beta·C over the lanes of m0 (columns 0-15)

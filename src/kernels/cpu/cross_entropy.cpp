@@ -31,41 +31,43 @@ LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t 
   double* row_nll = row_nll_buffer.data();
   const float off_target = smoothing / vocab;
   const float on_target = 1.0f - smoothing + off_target;
-#pragma omp parallel for schedule(static)
-  for (std::int64_t r = 0; r < rows; ++r) {
-    float* x = logits + r * vocab;
-    const int y = targets[r];
-    if (y == ignore_id) {
-      if (grad_bf16) std::fill(grad_bf16 + r * vocab, grad_bf16 + (r + 1) * vocab, Bf16{0});
-      else std::fill(x, x + vocab, 0.0f);
-      continue;
-    }
-    // exp(x - max) is kept in the gradient's place (in place, or with bf16 in a row buffer in L1
-    // so that the row is read from memory once): one exp per element.
-    thread_local std::vector<float> row_buffer;
-    if (grad_bf16) row_buffer.resize(vocab);
-    float* g = grad_bf16 ? row_buffer.data() : x;
-    const float target_logit = x[y];
-    const float max = row_max(x, vocab);
-    float sum_exp = 0, sum = 0;
+#pragma omp parallel
+  {
+    // With bf16, the gradient goes through a row buffer in L1 so that the row is read from memory once.
+    std::vector<float> row_buffer(grad_bf16 ? vocab : 0);
+#pragma omp for schedule(static)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      float* x = logits + r * vocab;
+      const int y = targets[r];
+      if (y == ignore_id) {
+        if (grad_bf16) std::fill(grad_bf16 + r * vocab, grad_bf16 + (r + 1) * vocab, Bf16{0});
+        else std::fill(x, x + vocab, 0.0f);
+        continue;
+      }
+      // exp(x - max) is kept in the gradient's place: one exp per element.
+      float* g = grad_bf16 ? row_buffer.data() : x;
+      const float target_logit = x[y];
+      const float max = row_max(x, vocab);
+      float sum_exp = 0, sum = 0;
 #pragma omp simd reduction(+ : sum_exp, sum)
-    for (int j = 0; j < vocab; ++j) {
-      const float xj = x[j], e = fast_exp(xj - max);
-      g[j] = e;
-      sum_exp += e;
-      sum += xj;
-    }
-    const double lse = static_cast<double>(max) + std::log(sum_exp);
-    const double nll = lse - target_logit;
-    // Σ_j q_j · (-log p_j) with q = (1-ε)·onehot + ε/V: (1-ε)·nll + ε·(lse - mean x).
-    row_nll[r] = nll;
-    row_loss[r] = (1.0 - smoothing) * nll + smoothing * (lse - static_cast<double>(sum) / vocab);
-    // ∂/∂x_j = p_j - q_j
-    const float p_scale = grad_scale / sum_exp, q_off = grad_scale * off_target;
+      for (int j = 0; j < vocab; ++j) {
+        const float xj = x[j], e = fast_exp(xj - max);
+        g[j] = e;
+        sum_exp += e;
+        sum += xj;
+      }
+      const double lse = static_cast<double>(max) + std::log(sum_exp);
+      const double nll = lse - target_logit;
+      // Σ_j q_j · (-log p_j) with q = (1-ε)·onehot + ε/V: (1-ε)·nll + ε·(lse - mean x).
+      row_nll[r] = nll;
+      row_loss[r] = (1.0 - smoothing) * nll + smoothing * (lse - static_cast<double>(sum) / vocab);
+      // ∂/∂x_j = p_j - q_j
+      const float p_scale = grad_scale / sum_exp, q_off = grad_scale * off_target;
 #pragma omp simd
-    for (int j = 0; j < vocab; ++j) g[j] = p_scale * g[j] - q_off;
-    g[y] -= grad_scale * (on_target - off_target);
-    if (grad_bf16) round_to_bf16(g, vocab, grad_bf16 + r * vocab);
+      for (int j = 0; j < vocab; ++j) g[j] = p_scale * g[j] - q_off;
+      g[y] -= grad_scale * (on_target - off_target);
+      if (grad_bf16) round_to_bf16(g, vocab, grad_bf16 + r * vocab);
+    }
   }
   LossSums sums;
   for (std::int64_t r = 0; r < rows; ++r) {

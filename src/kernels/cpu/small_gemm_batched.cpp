@@ -20,7 +20,6 @@ namespace attn::cpu {
 #if defined(__AVX512F__)
 namespace {
 
-using avx512::first_lanes;
 using avx512::transpose32;
 using avx512::unrolled;
 
@@ -51,20 +50,16 @@ void tile(int k, Strided a, const float* b, std::int64_t ldb, __mmask16 m0, __mm
 
 using TileFn = void (*)(int, Strided, const float*, std::int64_t, __mmask16, __mmask16, float, float, float*,
                         std::int64_t);
-constexpr int kRows = 8;  // 8 rows × 2 vectors: 16 accumulators of the 32 registers
-constexpr TileFn kTiles[kRows + 1] = {nullptr, tile<1>, tile<2>, tile<3>, tile<4>, tile<5>, tile<6>, tile<7>, tile<8>};
+constexpr TileFn kTiles[avx512::kTileRows + 1] = {nullptr, tile<1>, tile<2>, tile<3>, tile<4>,
+                                                  tile<5>,  tile<6>, tile<7>, tile<8>};
 
 void one_product(Trans ta, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
                  std::int64_t ldb, float beta, float* c, int ldc) {
   const Strided sa = ta == Trans::Yes ? Strided{a, 1, lda} : Strided{a, lda, 1};
-  for (int j = 0; j < n; j += 32) {
-    const __mmask16 m0 = first_lanes(n - j), m1 = first_lanes(n - j - 16);
-    for (int i = 0; i < m; i += kRows) {
-      const int rows = std::min(kRows, m - i);
-      kTiles[rows](k, Strided{sa.a + i * sa.row, sa.row, sa.col}, b + j, ldb, m0, m1, alpha, beta,
-                   c + static_cast<std::int64_t>(i) * ldc + j, ldc);
-    }
-  }
+  avx512::for_each_tile(m, n, [&](int i, int j, int rows, __mmask16 m0, __mmask16 m1) {
+    kTiles[rows](k, Strided{sa.a + i * sa.row, sa.row, sa.col}, b + j, ldb, m0, m1, alpha, beta,
+                 c + static_cast<std::int64_t>(i) * ldc + j, ldc);
+  });
 }
 
 }  // namespace

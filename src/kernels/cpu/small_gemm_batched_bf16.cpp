@@ -93,8 +93,8 @@ void tile(int pairs, Pairs a, const std::uint32_t* b, std::int64_t ldb, __mmask1
 
 using TileFn = void (*)(int, Pairs, const std::uint32_t*, std::int64_t, __mmask16, __mmask16, float, float, float*,
                         std::int64_t);
-constexpr int kRows = 8;  // 8 rows × 2 vectors: 16 accumulators of the 32 registers
-constexpr TileFn kTiles[kRows + 1] = {nullptr, tile<1>, tile<2>, tile<3>, tile<4>, tile<5>, tile<6>, tile<7>, tile<8>};
+constexpr TileFn kTiles[avx512::kTileRows + 1] = {nullptr, tile<1>, tile<2>, tile<3>, tile<4>,
+                                                  tile<5>,  tile<6>, tile<7>, tile<8>};
 
 // Per-thread scratch for one block's operands in pairs (at most 256 × 256: 256 KB each).
 struct Scratch {
@@ -163,12 +163,10 @@ bool small_gemm_batched_bf16(Trans ta, Trans tb, int m, int n, int k, float alph
       const Pairs ap = a_in_pairs(sa, at, k, scratch);
       const std::uint32_t* bp = b_in_pairs(sb, bt, k, n, scratch);
       float* ci = c + o * batch.c_outer + h * batch.c_inner;
-      for (int j = 0; j < n; j += 32) {
-        const __mmask16 m0 = first_lanes(n - j), m1 = first_lanes(n - j - 16);
-        for (int r = 0; r < m; r += kRows)
-          kTiles[std::min(kRows, m - r)](pairs, Pairs{ap.a + r * ap.row, ap.row, ap.col}, bp + j, n, m0, m1, alpha,
-                                         beta, ci + static_cast<std::int64_t>(r) * ldc + j, ldc);
-      }
+      avx512::for_each_tile(m, n, [&](int r, int j, int rows, __mmask16 m0, __mmask16 m1) {
+        kTiles[rows](pairs, Pairs{ap.a + r * ap.row, ap.row, ap.col}, bp + j, n, m0, m1, alpha, beta,
+                     ci + static_cast<std::int64_t>(r) * ldc + j, ldc);
+      });
     }
   }
   return true;
