@@ -1,5 +1,6 @@
-// Matrix products through oneDNN's sgemm (row-major), measured at 300-415 GFLOP/s on this
-// machine's two cores without any environment variable (OpenBLAS 0.3.21 needs OPENBLAS_CORETYPE).
+// Matrix products through oneDNN's sgemm (row-major), measured at 190-222 GFLOP/s on this
+// machine's two cores (its fp32 ceiling: Zen 4 runs AVX-512 FMAs on 256-bit units) without any
+// environment variable (OpenBLAS 0.3.21 needs OPENBLAS_CORETYPE).
 #include <dnnl.h>
 #include <omp.h>
 
