@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "common/bf16_rounding.h"
 #include "common/device_vector.h"
 #include "core/error.h"
 #include "kernels/device_buffer.h"
@@ -16,15 +17,9 @@
 namespace attn {
 namespace {
 
+using testing::bf16_bits;
+using testing::bf16_round;
 using testing::random_values;
-
-// x rounded to the nearest number with 8 significant bits (bfloat16's precision), ties to even.
-double bf16_round(float x) {
-  if (x == 0.0f) return 0.0;
-  int e = 0;
-  const double mantissa = std::frexp(static_cast<double>(x), &e);  // [0.5, 1)
-  return std::ldexp(std::nearbyint(mantissa * 256.0) / 256.0, e);  // FE_TONEAREST: ties to even
-}
 
 struct Product {
   bool ta, tb;
@@ -120,14 +115,6 @@ TEST_F(GemmBf16Test, ReusedShapesTakeNewDataAndSmallProductsStayFloat32) {
     const auto got = testing::to_host(be, dc);
     for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], expected[i], small ? 2e-5 : 1e-4) << i;
   }
-}
-
-// The bits of bf16_round(x) (exactly a bfloat16 value, so the float's low half is zero).
-Bf16 bf16_bits(float x) {
-  const float r = static_cast<float>(bf16_round(x));
-  std::uint32_t bits;
-  std::memcpy(&bits, &r, sizeof bits);
-  return static_cast<Bf16>(bits >> 16);
 }
 
 TEST_F(GemmBf16Test, ConversionRoundsToNearestEven) {

@@ -2,15 +2,13 @@
 // written from the paper's formula: heads read in place from shared projection rows (self-
 // attention's Q, K and V side by side; cross-attention's queries and memory apart), padding,
 // causal and window masks, d_k ≠ d_v, blocks for the small-block kernels and blocks too large for them.
-#include <bit>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "common/backends.h"
+#include "common/bf16_rounding.h"
 #include "common/device_vector.h"
 #include "kernels/cpu/ops.h"
 #include "nn/attention.h"
@@ -19,13 +17,6 @@ namespace attn {
 namespace {
 
 using testing::random_values;
-
-// Round to nearest even, from the bits (independent of the kernels' conversion).
-Bf16 round_bits(float x) {
-  const std::uint32_t u = std::bit_cast<std::uint32_t>(x);
-  return static_cast<Bf16>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-float widen(Bf16 b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
 
 struct Case {
   std::string name;
@@ -168,11 +159,11 @@ TEST_P(AttentionTest, ForwardAndBackwardMatchTheFormula) {
         c.self ? q_rows : random_values(static_cast<std::size_t>(c.batch) * c.keys * ld_kv, 12, -2, 2);
     // Under bf16 the backend reads bf16 operands: the reference reads the same rounded values.
     std::vector<Bf16> q16(q_rows.size()), kv16(kv_rows.size());
-    for (std::size_t i = 0; i < q_rows.size(); ++i) q16[i] = round_bits(q_rows[i]);
-    for (std::size_t i = 0; i < kv_rows.size(); ++i) kv16[i] = round_bits(kv_rows[i]);
+    for (std::size_t i = 0; i < q_rows.size(); ++i) q16[i] = testing::bf16_bits(q_rows[i]);
+    for (std::size_t i = 0; i < kv_rows.size(); ++i) kv16[i] = testing::bf16_bits(kv_rows[i]);
     if (bf16) {
-      for (std::size_t i = 0; i < q_rows.size(); ++i) q_rows[i] = widen(q16[i]);
-      for (std::size_t i = 0; i < kv_rows.size(); ++i) kv_rows[i] = widen(kv16[i]);
+      for (auto& x : q_rows) x = static_cast<float>(testing::bf16_round(x));
+      for (auto& x : kv_rows) x = static_cast<float>(testing::bf16_round(x));
     }
     const int k_offset = c.self ? width_q : 0, v_offset = k_offset + H * c.d_k;
     const std::vector<float> dctx =
