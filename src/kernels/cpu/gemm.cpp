@@ -1,8 +1,8 @@
 // Matrix products through oneDNN's sgemm (row-major), without any environment variable (OpenBLAS
 // 0.3.21 needs OPENBLAS_CORETYPE). On two cores: 190-222 GFLOP/s on Zen 4 (its ceiling: AVX-512
 // FMAs on 256-bit units), 300-410 on Zen 5 (in a training step; bench/gemm_bench, train_step_bench).
-// The route per layout below was chosen on Zen 4; on Zen 5 the two routes are within noise of
-// each other for the step's shapes.
+// The route per layout below was chosen on Zen 4 and not re-chosen on Zen 5, where gemm_bench's
+// single-call rates of one route move between runs by more than the gap between the routes.
 #include <dnnl.h>
 #include <omp.h>
 
