@@ -12,5 +12,7 @@ void add_average_command(CLI::App& app);
 void add_translate_command(CLI::App& app);
 void add_score_command(CLI::App& app);
 void add_report_command(CLI::App& app);
+void add_heatmap_command(CLI::App& app);
+void add_align_command(CLI::App& app);
 
 }  // namespace attn::cli

@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   attn::cli::add_score_command(app);
   attn::cli::add_bleu_command(app);
   attn::cli::add_report_command(app);
+  attn::cli::add_heatmap_command(app);
+  attn::cli::add_align_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
