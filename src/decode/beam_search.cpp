@@ -16,6 +16,7 @@ struct Live {
   std::vector<std::int32_t> tokens;
   double log_prob = 0;
   int row = 0;  // its row within the sentence at the step about to run
+  std::vector<std::int32_t> step_rows;  // as Hypothesis::step_rows, when attention is recorded
 };
 
 struct Candidate {
@@ -46,6 +47,7 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder,
   const int n_best = std::clamp(opt.n_best, 1, beam);
   const int vocab = config.vocab_size;
   const double alpha = opt.length_penalty;
+  const bool track_rows = decoder.attention_tap() != nullptr;
 
   // Sources padded to the longest, each with EOS.
   int src_len = 0;
@@ -127,11 +129,17 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder,
       for (std::size_t j = 0; j < take; ++j) {
         const Candidate& cand = candidates[j];
         const Live& parent = s.live[cand.row];
+        std::vector<std::int32_t> step_rows;
+        if (track_rows) {
+          step_rows = parent.step_rows;
+          step_rows.push_back(static_cast<std::int32_t>(i) * rows_per_sentence + cand.row);
+        }
         if (cand.token == kEosId) {
           const int length = static_cast<int>(parent.tokens.size()) + 1;
-          s.finished.push_back({parent.tokens, cand.log_prob, cand.log_prob / length_penalty(length, alpha)});
+          s.finished.push_back({parent.tokens, cand.log_prob, cand.log_prob / length_penalty(length, alpha),
+                                std::move(step_rows)});
         } else {
-          Live h{parent.tokens, cand.log_prob, cand.row};
+          Live h{parent.tokens, cand.log_prob, cand.row, std::move(step_rows)};
           h.tokens.push_back(cand.token);
           live.push_back(std::move(h));
         }

@@ -19,6 +19,9 @@ struct Hypothesis {
   std::vector<std::int32_t> tokens;  // without BOS and EOS
   double log_prob = 0;               // log P(tokens, EOS | source)
   double score = 0;                  // log_prob / lp
+  // Only while the decoder has an attention tap: the row this hypothesis' prefix occupied at each
+  // step, EOS's step included (tokens.size() + 1 entries), in that step's numbering of rows.
+  std::vector<std::int32_t> step_rows;
 };
 
 // The GNMT length penalty lp for a hypothesis of `length` tokens (EOS included).

@@ -76,7 +76,9 @@ void IncrementalDecoder::encode(int src_len) {
   cache.middle = y_.data();
   cache.hidden = {hidden_.data(), nullptr};
   cache.ffn_residual = {sub_.data(), nullptr, nullptr};
-  for (const auto& layer : model_.encoder_layers()) layer.forward(be_, x_.data(), batch, src_len, mask, none, cache, x_.data());
+  for (std::size_t l = 0; l < model_.encoder_layers().size(); ++l)
+    model_.encoder_layers()[l].forward(be_, x_.data(), batch, src_len, mask, none, cache, x_.data(),
+                                       {tap_, static_cast<int>(l)});
   // Project each decoder layer's encoder-decoder keys and values once.
   for (std::size_t l = 0; l < model_.decoder_layers().size(); ++l)
     model_.decoder_layers()[l].cross_attention.kv.forward(be_, x_.data(), rows, memory_kv_[l].data());
@@ -86,38 +88,32 @@ const float* IncrementalDecoder::step(const std::int32_t* tokens) {
   if (position_ >= max_steps_) throw Error("incremental decoder: more steps than the " + std::to_string(max_steps_) + " prepared");
   const int rows = this->rows();
   const int t = position_;
-  const int d = c_.d_model, hk = c_.heads * c_.d_k;
+  const int d = c_.d_model;
   const std::int64_t cache_stride = static_cast<std::int64_t>(max_steps_) * kv_width_;
   be_.copy_to_device(tokens_.data(), tokens, rows * sizeof(std::int32_t));
   const nn::Dropout none{};
   // Position t's encoding: the table from row t, one position per "sentence" of length 1.
   model_.embedding().embed(be_, tokens_.data(), rows, 1, model_.positions(true) + static_cast<std::int64_t>(t) * d,
                            none, 0, x_.data());
+  if (tap_) tap_->begin_step(t);
+  const AttentionMask self_mask{nullptr, false, t, c_.attention_window};
+  const AttentionMask memory_mask{src_lengths_.data(), false, 0, 0};
   for (std::size_t l = 0; l < model_.decoder_layers().size(); ++l) {
-    const nn::DecoderLayer& layer = model_.decoder_layers()[l];
-    float* cache = self_kv_[l].data();
-    // Self-attention over the cached prefix plus this position.
-    layer.self_attention.qkv.forward(be_, x_.data(), rows, qkv_.data());
-    be_.gather_rows(qkv_.data() + hk, c_.qkv_width(), nullptr, rows, kv_width_, cache + t * kv_width_, cache_stride);
-    const nn::AttentionShape self_shape{rows, c_.heads, c_.d_k, c_.d_v, 1, t + 1};
-    nn::attention_forward(be_, self_shape, {qkv_.data(), c_.qkv_width(), c_.qkv_width()},
-                          {cache, static_cast<int>(kv_width_), cache_stride},
-                          {cache + hk, static_cast<int>(kv_width_), cache_stride},
-                          AttentionMask{nullptr, false, t, c_.attention_window}, probs_.data(), ctx_.data());
-    layer.self_attention.out.forward(be_, ctx_.data(), rows, sub_.data());
-    nn::residual_norm_forward(be_, layer.self_attention_norm, x_.data(), sub_.data(), rows, 0, 0, {}, y_.data());
-    // Encoder-decoder attention: a sentence's hypotheses are its queries.
-    layer.cross_attention.q.forward(be_, y_.data(), rows, qkv_.data());
-    const nn::AttentionShape cross_shape{sentences_, c_.heads, c_.d_k, c_.d_v, rows_per_sentence_, src_len_};
-    nn::attention_forward(be_, cross_shape, {qkv_.data(), hk, static_cast<std::int64_t>(rows_per_sentence_) * hk},
-                          layer.cross_attention.keys(memory_kv_[l].data(), src_len_),
-                          layer.cross_attention.values(memory_kv_[l].data(), src_len_),
-                          AttentionMask{src_lengths_.data(), false, 0, 0}, probs_.data(), ctx_.data());
-    layer.cross_attention.out.forward(be_, ctx_.data(), rows, sub_.data());
-    nn::residual_norm_forward(be_, layer.cross_attention_norm, y_.data(), sub_.data(), rows, 0, 0, {}, x_.data());
-    // Feed-forward.
-    layer.ffn.forward(be_, x_.data(), rows, {hidden_.data(), nullptr}, sub_.data());
-    nn::residual_norm_forward(be_, layer.ffn_norm, x_.data(), sub_.data(), rows, 0, 0, {}, y_.data());
+    // One buffer set serves every layer in turn: the sublayer sums in sub_, the layer's input
+    // in x_ (overwritten by the cross-attention sublayer's output once read), its output in y_.
+    nn::DecoderLayer::Cache cache;
+    cache.self_attention = {qkv_.data(), probs_.data(), ctx_.data()};
+    cache.self_residual = {sub_.data(), nullptr, nullptr};
+    cache.after_self = y_.data();
+    cache.cross_attention = {qkv_.data(), nullptr, probs_.data(), ctx_.data()};
+    cache.cross_residual = {sub_.data(), nullptr, nullptr};
+    cache.after_cross = x_.data();
+    cache.hidden = {hidden_.data(), nullptr};
+    cache.ffn_residual = {sub_.data(), nullptr, nullptr};
+    const nn::DecoderLayer::Incremental incremental{{self_kv_[l].data(), cache_stride, t}, memory_kv_[l].data()};
+    model_.decoder_layers()[l].forward(be_, x_.data(), nullptr, sentences_, rows_per_sentence_, src_len_, self_mask,
+                                       memory_mask, none, cache, y_.data(), &incremental,
+                                       {tap_, static_cast<int>(l)});
     std::swap(x_, y_);
   }
   model_.embedding().project(be_, x_.data(), rows, logits_.data());

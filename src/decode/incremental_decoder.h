@@ -33,6 +33,10 @@ class IncrementalDecoder {
   void select(const std::vector<std::int32_t>& sentences, const std::vector<std::int32_t>& origin,
               int rows_per_sentence);
 
+  // Where the layers report their attention weights from the next start() on (null: nowhere).
+  void set_attention_tap(nn::AttentionTap* tap) { tap_ = tap; }
+  nn::AttentionTap* attention_tap() const { return tap_; }
+
   const ModelConfig& config() const { return c_; }
   Backend& backend() const { return be_; }
   int sentences() const { return sentences_; }
@@ -49,6 +53,7 @@ class IncrementalDecoder {
   ModelConfig c_;
   int sentences_ = 0, rows_per_sentence_ = 0, src_len_ = 0, max_steps_ = 0, position_ = 0;
   int capacity_rows_ = 0;
+  nn::AttentionTap* tap_ = nullptr;
   std::int64_t kv_width_ = 0;  // h·d_k + h·d_v per cached position
 
   DeviceBuffer<std::int32_t> src_, src_lengths_, tokens_, indices_;

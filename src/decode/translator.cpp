@@ -10,12 +10,19 @@ Translator::Translator(const Transformer& model, const data::Vocabulary& vocabul
     : model_(model), vocabulary_(vocabulary), options_(options), decoder_(model) {
   if (options_.max_input_tokens <= 0) options_.max_input_tokens = model.config().max_positions - 1;
   options_.max_input_tokens = std::min(options_.max_input_tokens, model.config().max_positions - 1);
+  if (options_.export_attention) {
+    options_.attention.check(model.config());
+    recorder_ = std::make_unique<AttentionRecorder>(model.backend(), options_.attention, model.config().heads);
+    decoder_.set_attention_tap(recorder_.get());
+  }
 }
 
-std::vector<std::vector<Hypothesis>> Translator::translate_ids(const std::vector<std::vector<std::int32_t>>& sources) {
+std::vector<std::vector<Hypothesis>> Translator::translate_ids(
+    const std::vector<std::vector<std::int32_t>>& sources, std::vector<std::vector<inspect::AttentionMatrix>>* attention) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::size_t n = sources.size();
   std::vector<std::vector<Hypothesis>> out(n);
+  if (attention) attention->assign(n, {});
   // Longest first: similar lengths share a batch, so little padding and few wasted steps.
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < n; ++i)
@@ -27,8 +34,12 @@ std::vector<std::vector<Hypothesis>> Translator::translate_ids(const std::vector
   std::vector<std::size_t> members;
   auto flush = [&] {
     if (batch.empty()) return;
+    if (recorder_) recorder_->clear();
     auto results = beam_search(decoder_, batch, options_.search);
     for (std::size_t j = 0; j < members.size(); ++j) {
+      if (recorder_ && attention && !results[j].empty())
+        (*attention)[members[j]] = recorder_->hypothesis(static_cast<int>(j), static_cast<int>(batch[j].size()) + 1,
+                                                         results[j][0].step_rows);
       stats_.target_tokens += results[j].empty() ? 0 : static_cast<std::int64_t>(results[j][0].tokens.size()) + 1;
       out[members[j]] = std::move(results[j]);
     }
@@ -60,8 +71,11 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& l
       out[i].cropped = true;
     }
   }
-  const auto hyps = translate_ids(ids);
+  std::vector<std::vector<inspect::AttentionMatrix>> attention;
+  const auto hyps = translate_ids(ids, recorder_ ? &attention : nullptr);
   for (std::size_t i = 0; i < lines.size(); ++i) {
+    out[i].source_ids = ids[i];
+    if (recorder_) out[i].attention = std::move(attention[i]);
     out[i].n_best = hyps[i];
     for (const auto& h : hyps[i]) out[i].n_best_text.push_back(vocabulary_.decode(h.tokens));
     if (!out[i].n_best_text.empty()) out[i].text = out[i].n_best_text.front();

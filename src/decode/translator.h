@@ -3,10 +3,12 @@
 // translations in input order. Empty lines translate to empty lines; inputs longer than the
 // model accepts are cropped (and reported), never crashed on.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "data/vocabulary.h"
+#include "decode/attention_export.h"
 #include "decode/beam_search.h"
 #include "decode/incremental_decoder.h"
 #include "decode/search_options.h"
@@ -19,6 +21,8 @@ struct TranslateOptions {
   int batch_tokens = 2048;         // source tokens per batch, padding included
   int max_batch_sentences = 64;
   int max_input_tokens = 0;        // longer inputs are cropped; 0 = the model's max_positions - 1
+  bool export_attention = false;   // fill Translation::attention for the best hypothesis
+  AttentionSelection attention;    // which attentions (default: every layer and head of cross)
 };
 
 struct Translation {
@@ -27,6 +31,10 @@ struct Translation {
   std::vector<Hypothesis> n_best;        // their tokens and scores
   int source_tokens = 0;
   bool cropped = false;                  // the input was longer than max_input_tokens
+  std::vector<std::int32_t> source_ids;  // as decoded (cropped), without EOS
+  // With TranslateOptions::export_attention: the best hypothesis' attention matrices, queries
+  // and keys including EOS (see inspect/attention_record.h).
+  std::vector<inspect::AttentionMatrix> attention;
 };
 
 struct TranslateStatistics {
@@ -39,8 +47,10 @@ class Translator {
   Translator(const Transformer& model, const data::Vocabulary& vocabulary, TranslateOptions options = {});
 
   std::vector<Translation> translate(const std::vector<std::string>& lines);
-  // Token-level entry point (ids without EOS), same batching.
-  std::vector<std::vector<Hypothesis>> translate_ids(const std::vector<std::vector<std::int32_t>>& sources);
+  // Token-level entry point (ids without EOS), same batching. With export_attention and a
+  // non-null `attention`, (*attention)[i] receives the best hypothesis' matrices of source i.
+  std::vector<std::vector<Hypothesis>> translate_ids(const std::vector<std::vector<std::int32_t>>& sources,
+                                                     std::vector<std::vector<inspect::AttentionMatrix>>* attention = nullptr);
 
   const TranslateStatistics& statistics() const { return stats_; }  // of the last call
   const TranslateOptions& options() const { return options_; }
@@ -50,6 +60,7 @@ class Translator {
   const data::Vocabulary& vocabulary_;
   TranslateOptions options_;
   IncrementalDecoder decoder_;
+  std::unique_ptr<AttentionRecorder> recorder_;
   TranslateStatistics stats_;
 };
 

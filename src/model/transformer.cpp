@@ -165,14 +165,15 @@ void Transformer::upload(const TokenBatch& b) {
   backend_->copy_to_device(workspace_.tgt_lengths, b.tgt_lengths, n);
 }
 
-void Transformer::forward(const TokenBatch& b, const nn::Dropout& dropout) {
+void Transformer::forward(const TokenBatch& b, const nn::Dropout& dropout, nn::AttentionTap* tap) {
   Backend& be = *backend_;
   TrainingWorkspace& ws = workspace_;
   embedding_.embed(be, ws.src, b.batch, b.src_len, positions(false), dropout, kSourceEmbeddingSite,
                    ws.encoder_input);
   const float* x = ws.encoder_input;
   for (std::size_t i = 0; i < encoder_.size(); ++i) {
-    encoder_[i].forward(be, x, b.batch, b.src_len, encoder_mask(), dropout, ws.encoder[i], ws.encoder_outputs[i]);
+    encoder_[i].forward(be, x, b.batch, b.src_len, encoder_mask(), dropout, ws.encoder[i], ws.encoder_outputs[i],
+                        {tap, static_cast<int>(i)});
     x = ws.encoder_outputs[i];
   }
   const float* memory = x;
@@ -181,7 +182,7 @@ void Transformer::forward(const TokenBatch& b, const nn::Dropout& dropout) {
   x = ws.decoder_input;
   for (std::size_t i = 0; i < decoder_.size(); ++i) {
     decoder_[i].forward(be, x, memory, b.batch, b.tgt_len, b.src_len, decoder_mask(), memory_mask(), dropout,
-                        ws.decoder[i], ws.decoder_outputs[i]);
+                        ws.decoder[i], ws.decoder_outputs[i], nullptr, {tap, static_cast<int>(i)});
     x = ws.decoder_outputs[i];
   }
 }
@@ -268,10 +269,10 @@ LossSums Transformer::evaluate(const TokenBatch& b) {
   return sums;
 }
 
-std::vector<double> Transformer::sentence_log_probs(const TokenBatch& b) {
+std::vector<double> Transformer::sentence_log_probs(const TokenBatch& b, nn::AttentionTap* tap) {
   workspace_.lay_out(*backend_, config_, b.batch, b.src_len, b.tgt_len, /*backward=*/false);
   upload(b);
-  forward(b, nn::Dropout{});
+  forward(b, nn::Dropout{}, tap);
   const std::int64_t rows = static_cast<std::int64_t>(b.batch) * b.tgt_len;
   DeviceBuffer<float> row_nll(*backend_, static_cast<std::size_t>(rows));
   for_each_logits_block(b, [&](std::int64_t first, std::int64_t count) {

@@ -51,7 +51,8 @@ class Transformer {
   // Loss without dropout and without backward.
   LossSums evaluate(const TokenBatch& batch);
   // log P(target + EOS | source) of each sentence (forced decoding, no smoothing, no dropout).
-  std::vector<double> sentence_log_probs(const TokenBatch& batch);
+  // A tap receives every layer's attention weights over the whole padded batch.
+  std::vector<double> sentence_log_probs(const TokenBatch& batch, nn::AttentionTap* tap = nullptr);
   // Runs the output layer and loss over at most `rows` target rows at a time (0: as many as
   // TrainingWorkspace::kLogitsBlockElements allow). Results do not depend on it; tests use it.
   void set_logits_block_rows(std::int64_t rows) { workspace_.max_logits_rows = rows; }
@@ -72,7 +73,7 @@ class Transformer {
   float* positions_grad(bool decoder);
   void upload(const TokenBatch& batch);
   // Encoder and decoder; the output layer and the loss follow a block of rows at a time.
-  void forward(const TokenBatch& batch, const nn::Dropout& dropout);
+  void forward(const TokenBatch& batch, const nn::Dropout& dropout, nn::AttentionTap* tap = nullptr);
   // Calls block(first row, rows) with the logits of each block of target rows in workspace_.logits.
   template <typename Block>
   void for_each_logits_block(const TokenBatch& batch, Block&& block);

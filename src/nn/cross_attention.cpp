@@ -11,18 +11,21 @@ HeadsView CrossAttention::values(Projected kv_rows, int length) const {
   return dense_heads(static_cast<const char*>(kv_rows.data) + heads * d_k * element, kv.out, length, kv_rows.bf16);
 }
 
-void CrossAttention::forward(Backend& be, const float* x, const float* memory, int batch, int length,
-                             int memory_length, const AttentionMask& mask, const Cache& cache,
-                             float* y) const {
+AttentionShape CrossAttention::forward(Backend& be, const float* x, const float* memory, int batch, int length,
+                                       int memory_length, const AttentionMask& mask, const Cache& cache, float* y,
+                                       const float* memory_kv) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   const std::int64_t memory_rows = static_cast<std::int64_t>(batch) * memory_length;
   q.forward(be, x, rows, cache.q);
   const Projected queries = project_kept(be, cache.q, rows * q.out, cache.q_bf16);
-  kv.forward(be, memory, memory_rows, cache.kv);
-  const Projected memory_kv = project_kept(be, cache.kv, memory_rows * kv.out, cache.kv_bf16);
-  attention_forward(be, shape(batch, length, memory_length), dense_heads(queries.data, q.out, length, queries.bf16),
-                    keys(memory_kv, memory_length), values(memory_kv, memory_length), mask, cache.probs, cache.ctx);
+  if (!memory_kv) kv.forward(be, memory, memory_rows, cache.kv);
+  const Projected projected =
+      memory_kv ? Projected(memory_kv) : project_kept(be, cache.kv, memory_rows * kv.out, cache.kv_bf16);
+  const AttentionShape s = shape(batch, length, memory_length);
+  attention_forward(be, s, dense_heads(queries.data, q.out, length, queries.bf16), keys(projected, memory_length),
+                    values(projected, memory_length), mask, cache.probs, cache.ctx);
   out.forward(be, cache.ctx, rows, y);
+  return s;
 }
 
 void CrossAttention::backward(Backend& be, const float* x, const float* memory, int batch, int length,

@@ -32,8 +32,11 @@ struct CrossAttention {
   HeadsView keys(Projected kv_rows, int length) const;
   HeadsView values(Projected kv_rows, int length) const;
 
-  void forward(Backend& be, const float* x, const float* memory, int batch, int length,
-               int memory_length, const AttentionMask& mask, const Cache& cache, float* y) const;
+  // memory_kv: the memory already projected by kv (incremental decoding projects it once per
+  // sentence), or null to project memory here into cache.kv. Returns the shape of cache.probs.
+  AttentionShape forward(Backend& be, const float* x, const float* memory, int batch, int length,
+                         int memory_length, const AttentionMask& mask, const Cache& cache, float* y,
+                         const float* memory_kv = nullptr) const;
   // dx += ∂L/∂x and d_memory += ∂L/∂memory. The mask is the forward pass's.
   void backward(Backend& be, const float* x, const float* memory, int batch, int length,
                 int memory_length, const AttentionMask& mask, const Cache& cache, const float* dy,

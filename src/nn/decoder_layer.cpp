@@ -5,13 +5,24 @@ namespace attn::nn {
 void DecoderLayer::forward(Backend& be, const float* x, const float* memory, int batch, int length,
                            int memory_length, const AttentionMask& self_mask,
                            const AttentionMask& memory_mask, const Dropout& dropout,
-                           const Cache& cache, float* y) const {
+                           const Cache& cache, float* y, const Incremental* incremental,
+                           const TapPoint& tap) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
-  self_attention.forward(be, x, batch, length, self_mask, cache.self_attention, cache.self_residual.sum);
+  // Incrementally, each hypothesis row is its own sequence for self-attention (its own cached
+  // history) while a sentence's rows share its memory as queries of encoder-decoder attention.
+  const AttentionShape self_shape =
+      incremental ? self_attention.forward(be, x, static_cast<int>(rows), 1, self_mask, cache.self_attention,
+                                           cache.self_residual.sum, &incremental->self)
+                  : self_attention.forward(be, x, batch, length, self_mask, cache.self_attention,
+                                           cache.self_residual.sum);
+  tap(AttentionSite::decoder_self, self_shape, cache.self_attention.probs);
   residual_norm_forward(be, self_attention_norm, x, cache.self_residual.sum, rows, dropout.rate,
                         dropout.site(dropout_site + 0), cache.self_residual, cache.after_self);
-  cross_attention.forward(be, cache.after_self, memory, batch, length, memory_length, memory_mask,
-                          cache.cross_attention, cache.cross_residual.sum);
+  const AttentionShape cross_shape =
+      cross_attention.forward(be, cache.after_self, memory, batch, length, memory_length, memory_mask,
+                              cache.cross_attention, cache.cross_residual.sum,
+                              incremental ? incremental->memory_kv : nullptr);
+  tap(AttentionSite::cross, cross_shape, cache.cross_attention.probs);
   residual_norm_forward(be, cross_attention_norm, cache.after_self, cache.cross_residual.sum, rows,
                         dropout.rate, dropout.site(dropout_site + 1), cache.cross_residual,
                         cache.after_cross);

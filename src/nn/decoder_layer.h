@@ -7,6 +7,7 @@
 #include "nn/layer_scratch.h"
 #include "nn/residual_norm.h"
 #include "nn/self_attention.h"
+#include "nn/attention_tap.h"
 
 namespace attn::nn {
 
@@ -32,10 +33,22 @@ struct DecoderLayer {
     ResidualNormCache ffn_residual;
   };
 
-  // x, y: [B·T, d_model]; memory: the encoder output [B·S, d_model].
+  // Incremental decoding (one new position per hypothesis): the self-attention keys and values
+  // of the positions so far, and the memory's keys and values projected once per sentence.
+  struct Incremental {
+    KeyValueCache self;
+    const float* memory_kv = nullptr;  // [B·S, h·d_k + h·d_v]
+  };
+
+  // x, y: [B·T, d_model]; memory: the encoder output [B·S, d_model]. Training and forced
+  // decoding pass whole target sequences; incremental decoding passes `incremental` and the
+  // next position of `length` hypotheses per sentence (its self_mask.query_offset is the
+  // position; memory is then unused). In both, the tap (if any) receives the attentions.
+  // Sublayer outputs go to the cache's buffers; x may alias cache.after_cross, y cache.after_self.
   void forward(Backend& be, const float* x, const float* memory, int batch, int length,
                int memory_length, const AttentionMask& self_mask, const AttentionMask& memory_mask,
-               const Dropout& dropout, const Cache& cache, float* y) const;
+               const Dropout& dropout, const Cache& cache, float* y,
+               const Incremental* incremental = nullptr, const TapPoint& tap = {}) const;
   // On entry dy = ∂L/∂y, on exit ∂L/∂x; d_memory += ∂L/∂memory.
   void backward(Backend& be, const float* x, const float* memory, int batch, int length,
                 int memory_length, const AttentionMask& self_mask, const AttentionMask& memory_mask,

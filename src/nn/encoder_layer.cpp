@@ -4,9 +4,11 @@ namespace attn::nn {
 
 void EncoderLayer::forward(Backend& be, const float* x, int batch, int length,
                            const AttentionMask& mask, const Dropout& dropout, const Cache& cache,
-                           float* y) const {
+                           float* y, const TapPoint& tap) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
-  attention.forward(be, x, batch, length, mask, cache.attention, cache.attention_residual.sum);
+  tap(AttentionSite::encoder_self,
+      attention.forward(be, x, batch, length, mask, cache.attention, cache.attention_residual.sum),
+      cache.attention.probs);
   residual_norm_forward(be, attention_norm, x, cache.attention_residual.sum, rows, dropout.rate,
                         dropout.site(dropout_site + 0), cache.attention_residual, cache.middle);
   ffn.forward(be, cache.middle, rows, cache.hidden, cache.ffn_residual.sum);

@@ -6,6 +6,7 @@
 #include "nn/layer_scratch.h"
 #include "nn/residual_norm.h"
 #include "nn/self_attention.h"
+#include "nn/attention_tap.h"
 
 namespace attn::nn {
 
@@ -28,7 +29,7 @@ struct EncoderLayer {
 
   // x, y: [B·S, d_model]
   void forward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask,
-               const Dropout& dropout, const Cache& cache, float* y) const;
+               const Dropout& dropout, const Cache& cache, float* y, const TapPoint& tap = {}) const;
   // On entry dy = ∂L/∂y, on exit ∂L/∂x.
   void backward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask, const Dropout& dropout,
                 const Cache& cache, const LayerScratch& scratch, float* dy) const;

@@ -10,13 +10,27 @@ SelfAttention::Views SelfAttention::views(Projected qkv_rows, int length) const 
           {at(2 * heads * d_k), qkv.out, stride, qkv_rows.bf16}};
 }
 
-void SelfAttention::forward(Backend& be, const float* x, int batch, int length,
-                            const AttentionMask& mask, const Cache& cache, float* y) const {
+AttentionShape SelfAttention::forward(Backend& be, const float* x, int batch, int length,
+                                      const AttentionMask& mask, const Cache& cache, float* y,
+                                      const KeyValueCache* kv) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   qkv.forward(be, x, rows, cache.qkv);
-  const Views v = views(project_kept(be, cache.qkv, rows * qkv.out, cache.qkv_bf16), length);
-  attention_forward(be, shape(batch, length), v.q, v.k, v.v, mask, cache.probs, cache.ctx);
+  AttentionShape s = shape(batch, length);
+  if (kv) {
+    // Each row is its own sequence: append its key and value, attend to positions 0..position.
+    const int hk = heads * d_k;
+    const int width = heads * (d_k + d_v);
+    float* at = kv->data + static_cast<std::int64_t>(kv->position) * width;
+    be.gather_rows(cache.qkv + hk, qkv.out, nullptr, rows, width, at, kv->row_stride);
+    s = {static_cast<int>(rows), heads, d_k, d_v, 1, kv->position + 1};
+    attention_forward(be, s, {cache.qkv, qkv.out, qkv.out}, {kv->data, width, kv->row_stride},
+                      {kv->data + hk, width, kv->row_stride}, mask, cache.probs, cache.ctx);
+  } else {
+    const Views v = views(project_kept(be, cache.qkv, rows * qkv.out, cache.qkv_bf16), length);
+    attention_forward(be, s, v.q, v.k, v.v, mask, cache.probs, cache.ctx);
+  }
   out.forward(be, cache.ctx, rows, y);
+  return s;
 }
 
 void SelfAttention::backward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask,

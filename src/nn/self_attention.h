@@ -16,6 +16,15 @@ struct AttentionScratch {  // backward-pass temporaries, shared by all layers
   Bf16* dy_bf16 = nullptr;   // with bf16 activations: a projection's output gradient (Linear::backward)
 };
 
+// Incremental decoding: the keys and values of the positions already decoded, kept per row
+// (hypothesis). Row r's position p sits at data + r·row_stride + p·(h·d_k + h·d_v): its key
+// [h·d_k] followed by its value [h·d_v].
+struct KeyValueCache {
+  float* data = nullptr;
+  std::int64_t row_stride = 0;
+  int position = 0;  // positions cached; the rows given now are at this position
+};
+
 struct SelfAttention {
   Linear qkv;  // [h·d_k + h·d_k + h·d_v, d_model]
   Linear out;  // [d_model, h·d_v]
@@ -36,9 +45,12 @@ struct SelfAttention {
   Views views(Projected qkv_rows, int length) const;  // of rows laid out like Cache::qkv
 
   AttentionShape shape(int batch, int length) const { return {batch, heads, d_k, d_v, length, length}; }
-  // y [B·T, d_model] = W_o · Attention(x)
-  void forward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask,
-               const Cache& cache, float* y) const;
+  // y [B·T, d_model] = W_o · Attention(x). With a key/value cache (incremental decoding), each of
+  // the batch·length rows is one sequence's next position: its key and value are appended to the
+  // cache and it attends to the cached ones (mask.query_offset must be kv->position). Returns the
+  // shape of the probabilities written to cache.probs.
+  AttentionShape forward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask,
+                         const Cache& cache, float* y, const KeyValueCache* kv = nullptr) const;
   // dx += ∂L/∂x. The mask is the forward pass's.
   void backward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask, const Cache& cache,
                 const float* dy, const AttentionScratch& scratch, float* dx) const;

@@ -1,0 +1,74 @@
+#pragma once
+// Attention export: which attentions to keep (AttentionSelection), and a tap that copies them to
+// the host while a batch is decoded (AttentionRecorder) and then cuts out one sentence's
+// matrices — for beam search, those of the hypothesis actually output: at every step, the row
+// its own prefix occupied then (rows move as the beam is reordered), never a beam slot's.
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "inspect/attention_record.h"
+#include "model/model_config.h"
+#include "nn/attention_tap.h"
+
+namespace attn {
+
+struct AttentionSelection {
+  bool cross = true;          // encoder-decoder attention
+  bool decoder_self = false;  // the decoder's (causal) self-attention
+  bool encoder_self = false;  // the encoder's self-attention
+  std::vector<int> layers;    // layers to keep (from 0); empty: all
+  std::vector<int> heads;     // heads to keep (from 0); empty: all
+
+  bool wants(nn::AttentionSite site, int layer) const;
+  // Throws Error naming the layer or head the model does not have, or an empty selection.
+  void check(const ModelConfig& config) const;
+  std::vector<int> chosen_heads(int heads_in_model) const;
+};
+
+// Parses "cross,decoder_self,encoder_self" (any subset; "all") into the selection's kinds, and
+// "0,2,5" (or "all") into layer or head lists. Errors name the option and the accepted values.
+void parse_attention_kinds(const std::string& text, AttentionSelection& selection);
+std::vector<int> parse_index_list(const std::string& option, const std::string& text);
+
+class AttentionRecorder : public nn::AttentionTap {
+ public:
+  AttentionRecorder(Backend& backend, AttentionSelection selection, int heads);
+
+  void clear();  // forgets what was recorded: call before each batch
+  void record(nn::AttentionSite site, int layer, const nn::AttentionShape& s, const float* probs) override;
+  void begin_step(int position) override { step_ = position; }
+
+  // Incremental decoding (IncrementalDecoder with this tap): the matrices of the hypothesis whose
+  // query at step t was row step_rows[t] (in step t's numbering of rows); `sentence` is its index
+  // in the batch given to start() (for encoder self-attention). Cross-attention rows and encoder
+  // rows are cropped to source_length keys; decoder self-attention rows fill a causal square.
+  std::vector<inspect::AttentionMatrix> hypothesis(int sentence, int source_length,
+                                                   const std::vector<std::int32_t>& step_rows) const;
+  // Forced decoding of a whole padded batch (Transformer::sentence_log_probs with this tap).
+  std::vector<inspect::AttentionMatrix> forced(int sentence, int source_length, int target_length) const;
+
+ private:
+  struct Tensor {
+    nn::AttentionShape shape;
+    std::vector<float> data;  // [batch, heads, queries, keys]
+    const float* row(int b, int head, int query) const {
+      return data.data() + ((static_cast<std::size_t>(b) * shape.heads + head) * shape.queries + query) * shape.keys;
+    }
+  };
+  const Tensor& tensor(nn::AttentionSite site, int layer, int step) const;
+  // The selected (site, layer) pairs in the record's order: cross, decoder_self, encoder_self.
+  std::vector<std::pair<nn::AttentionSite, int>> kept() const;
+
+  Backend& backend_;
+  AttentionSelection selection_;
+  int model_heads_;
+  int layers_seen_ = 0;
+  int step_ = -1;  // -1 outside incremental steps (the encoder, forced decoding)
+  std::map<std::tuple<int, int, int>, Tensor> tensors_;  // by (site, layer, step)
+};
+
+inspect::AttentionKind attention_kind(nn::AttentionSite site);
+
+}  // namespace attn
