@@ -169,12 +169,15 @@ void sweep(const AlignArgs& args, const std::vector<AttentionRecord>& records, c
     }
     rows[best].best = true;
   }
-  const auto head_name = [](int head) { return head == inspect::kMeanOfHeads ? std::string("mean") : std::to_string(head); };
+  const auto head_name = [](int head) {
+    return head == inspect::kMeanOfHeads ? std::string("mean") : std::to_string(head);
+  };
   if (args.json) {
     nlohmann::ordered_json json = nlohmann::ordered_json::array();
     for (const Row& row : rows) {
       nlohmann::ordered_json entry = {{"layer", row.layer}};
-      entry["head"] = row.head == inspect::kMeanOfHeads ? nlohmann::ordered_json("mean") : nlohmann::ordered_json(row.head);
+      entry["head"] =
+          row.head == inspect::kMeanOfHeads ? nlohmann::ordered_json("mean") : nlohmann::ordered_json(row.head);
       entry.update(score_json(row.score));
       entry["best_in_layer"] = row.best;
       json.push_back(std::move(entry));
@@ -289,7 +292,9 @@ void run_align_command(const AlignArgs& args) {
   std::vector<std::pair<std::string, AlignmentScore>> rows;
   for (const std::string& path : args.alignments) {
     std::vector<Alignment> predicted;
-    for (inspect::GoldAlignment& links : inspect::read_pharaoh_file(path)) predicted.push_back(std::move(links.possible));
+    for (inspect::GoldAlignment& links : inspect::read_pharaoh_file(path)) {
+      predicted.push_back(std::move(links.possible));
+    }
     rows.emplace_back(path, score(gold, predicted, args.gold, path));
   }
   report_scores(args, rows);

@@ -124,7 +124,8 @@ TEST_F(AlignCommand, TaggedWordsRestrictTheScoredLinks) {
 }
 
 TEST_F(AlignCommand, SweepMarksTheBestHeadOfEachLayer) {
-  const RunResult result = run_attn("align --attention " + path("a.jsonl") + " --gold " + path("gold.txt") + " --sweep");
+  const RunResult result =
+      run_attn("align --attention " + path("a.jsonl") + " --gold " + path("gold.txt") + " --sweep");
   EXPECT_EQ(result.exit_code, 0) << result.output;
   EXPECT_EQ(result.output,
             "layer  head  precision  recall     AER\n"
