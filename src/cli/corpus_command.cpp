@@ -1,4 +1,6 @@
-// `attn corpus bible`: extract the verse-aligned English/Spanish Bible corpus from SWORD modules.
+// `attn corpus bible`: extract the verse-aligned English/Spanish Bible corpus from SWORD modules,
+// and, where an English and a Spanish module tag words with Strong's numbers (KJV and RV1909 by
+// default), the gold word alignment between them (data/strongs_alignment.h).
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -32,7 +34,9 @@ void run_corpus_bible(const BibleOptions& options) {
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
   std::cout << data::describe_bible_corpus(corpus) << "wrote " << options.out_dir.string() << "/{train,dev,test}.{";
   for (const auto& choice : choices) std::cout << choice.suffix << ",";
-  std::cout << "ids} in " << elapsed.count() << " s\n";
+  std::cout << "ids";
+  if (corpus.gold_pair) std::cout << "," << corpus.gold_pair->name << ".gold," << corpus.gold_pair->name << ".tagged";
+  std::cout << "} in " << elapsed.count() << " s\n";
 }
 
 }  // namespace
@@ -45,7 +49,11 @@ void add_corpus_command(CLI::App& app) {
   auto* bible = corpus->add_subcommand(
       "bible",
       "Extract verse-aligned Bible text (one verse per line) from installed SWORD modules: "
-      "{train,dev,test}.{kjv,web,es,ids}. Verses whose modules disagree on content are dropped.");
+      "{train,dev,test}.{kjv,web,es,ids}. Verses whose modules disagree on content are dropped. Where an "
+      "English and a Spanish module tag words with Strong's numbers (KJV and RV1909: the default), also the gold "
+      "word alignment between them, line by line: {split}.kjv-es.gold (words sharing a Strong's number; Pharaoh "
+      "format, 0-based, English first: \"i-j\" sure, a number on one word each side; \"i?j\" possible) and "
+      "{split}.kjv-es.tagged (the word indices the gold can judge: \"KJV ||| Spanish\").");
   bible->add_option("--out", options->out_dir, "Folder for the corpus files (created if needed)")->required();
   bible
       ->add_option("--modules", options->modules,

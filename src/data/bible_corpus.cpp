@@ -27,12 +27,43 @@ struct ModuleVerses {
   }
 };
 
+std::size_t count_words(std::string_view text) {
+  return text.empty() ? 0 : static_cast<std::size_t>(std::count(text.begin(), text.end(), ' ')) + 1;
+}
+
+// The gold alignment indexes words by their place in the text: one entry per word, always.
+void check_word_numbers(const OsisVerse& verse, const std::string& module, const std::string& osis_id) {
+  if (verse.word_strong_numbers.size() != count_words(verse.text)) {
+    throw Error(module + " " + osis_id + ": " + std::to_string(verse.word_strong_numbers.size()) +
+                " per-word Strong's entries for " + std::to_string(count_words(verse.text)) + " words");
+  }
+}
+
+bool has_strong_numbers(const ModuleVerses& module) {
+  return std::any_of(module.parsed.begin(), module.parsed.end(),
+                     [](const OsisVerse& v) { return !v.strong_numbers.empty(); });
+}
+
+// The first English and the first Spanish module with Strong's tags, if there are both.
+std::optional<BibleGoldPair> find_gold_pair(const std::vector<ModuleVerses>& modules,
+                                            const std::vector<BibleModuleChoice>& choices) {
+  std::optional<std::size_t> english, spanish;
+  for (std::size_t m = 0; m < modules.size(); ++m) {
+    const std::string& language = modules[m].bible.language;
+    if (language == "en" && !english && has_strong_numbers(modules[m])) english = m;
+    if (language == "es" && !spanish && has_strong_numbers(modules[m])) spanish = m;
+  }
+  if (!english || !spanish) return std::nullopt;
+  return BibleGoldPair{*english, *spanish, choices[*english].suffix + "-" + choices[*spanish].suffix};
+}
+
 ModuleVerses read_module(const SwordLibrary& library, const std::string& name) {
   ModuleVerses module{library.read_bible(name), {}, {}};
   module.parsed.reserve(module.bible.verses.size());
   for (std::size_t i = 0; i < module.bible.verses.size(); ++i) {
     SwordVerse& verse = module.bible.verses[i];
     module.parsed.push_back(parse_osis_verse(verse.markup));
+    check_word_numbers(module.parsed.back(), name, verse.osis_id);
     module.index_of_id.emplace(verse.osis_id, i);
     verse.markup = std::string();
   }
@@ -42,10 +73,6 @@ ModuleVerses read_module(const SwordLibrary& library, const std::string& name) {
 std::size_t count_characters(std::string_view text) {
   return static_cast<std::size_t>(
       std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
-
-std::size_t count_words(std::string_view text) {
-  return text.empty() ? 0 : static_cast<std::size_t>(std::count(text.begin(), text.end(), ' ')) + 1;
 }
 
 VerseFeatures features_of(const OsisVerse& verse, VerseFeatureKind kind) {
@@ -141,6 +168,7 @@ BibleCorpus build_bible_corpus(const SwordLibrary& library, const std::vector<Bi
   const ModuleVerses& pivot = modules.front();
 
   BibleCorpus corpus;
+  corpus.gold_pair = find_gold_pair(modules, choices);
   for (std::size_t m = 0; m < modules.size(); ++m) {
     const SwordBible& bible = modules[m].bible;
     BibleModuleStatistics statistics{choices[m], bible.abbreviation, bible.language, bible.versification};
@@ -160,9 +188,11 @@ BibleCorpus build_bible_corpus(const SwordLibrary& library, const std::vector<Bi
 
   corpus.pivot_verses = pivot.bible.verses.size();
   for (const SwordVerse& pivot_verse : pivot.bible.verses) {
-    BibleVerse verse{pivot_verse.osis_id, split_of_verse(pivot_verse.osis_id), {}};
+    BibleVerse verse{pivot_verse.osis_id, split_of_verse(pivot_verse.osis_id), {}, {}};
+    std::vector<const OsisVerse*> parsed;
     for (std::size_t m = 0; m < modules.size(); ++m) {
       const OsisVerse* found = modules[m].find(pivot_verse.osis_id);
+      parsed.push_back(found);
       if (!found) {
         ++corpus.modules[m].missing;
       } else if (found->text.empty()) {
@@ -185,6 +215,10 @@ BibleCorpus build_bible_corpus(const SwordLibrary& library, const std::vector<Bi
       count_drop(corpus.dropped, *drop);
       continue;
     }
+    if (corpus.gold_pair) {
+      verse.gold = align_by_strong_numbers(parsed[corpus.gold_pair->source]->word_strong_numbers,
+                                           parsed[corpus.gold_pair->target]->word_strong_numbers);
+    }
     for (std::size_t m = 0; m < modules.size(); ++m) {
       corpus.modules[m].kept_words += count_words(verse.texts[m]);
       corpus.modules[m].kept_characters += count_characters(verse.texts[m]);
@@ -198,7 +232,9 @@ BibleCorpus build_bible_corpus(const SwordLibrary& library, const std::vector<Bi
 
 void write_bible_corpus(const BibleCorpus& corpus, const std::filesystem::path& out_dir) {
   std::filesystem::create_directories(out_dir);
-  // files[split][m] for module m, files[split].back() for the ids.
+  // files[split][m] for module m, then the ids, then the gold and the tagged words if there is a
+  // gold pair.
+  const std::size_t ids = corpus.modules.size();
   std::vector<std::vector<std::unique_ptr<AtomicFileWriter>>> files(kSplits.size());
   for (CorpusSplit split : kSplits) {
     auto& writers = files[static_cast<std::size_t>(split)];
@@ -207,11 +243,20 @@ void write_bible_corpus(const BibleCorpus& corpus, const std::filesystem::path& 
       writers.push_back(std::make_unique<AtomicFileWriter>(out_dir / (stem + "." + module.choice.suffix)));
     }
     writers.push_back(std::make_unique<AtomicFileWriter>(out_dir / (stem + ".ids")));
+    if (corpus.gold_pair) {
+      const std::string pair = stem + "." + corpus.gold_pair->name;
+      writers.push_back(std::make_unique<AtomicFileWriter>(out_dir / (pair + ".gold")));
+      writers.push_back(std::make_unique<AtomicFileWriter>(out_dir / (pair + ".tagged")));
+    }
   }
   for (const BibleVerse& verse : corpus.verses) {
     auto& writers = files[static_cast<std::size_t>(verse.split)];
     for (std::size_t m = 0; m < verse.texts.size(); ++m) writers[m]->stream() << verse.texts[m] << '\n';
-    writers.back()->stream() << verse.osis_id << '\n';
+    writers[ids]->stream() << verse.osis_id << '\n';
+    if (corpus.gold_pair) {
+      writers[ids + 1]->stream() << gold_line(verse.gold) << '\n';
+      writers[ids + 2]->stream() << tagged_line(verse.gold) << '\n';
+    }
   }
   for (auto& writers : files) {
     for (auto& writer : writers) writer->commit();

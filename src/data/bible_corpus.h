@@ -4,13 +4,22 @@
 // train/dev/test by id (corpus_split.h), and written as one verse per line:
 // {train,dev,test}.{suffix} for each module and {train,dev,test}.ids with the OSIS ids. Line i of
 // every file of a split is the same verse.
+//
+// Where the modules include an English and a Spanish one that tag their words with Strong's
+// numbers (KJV and RV1909 in the default choice; the first such module of each language is taken),
+// each split also gets the gold word alignment of the pair from those numbers (strongs_alignment.h),
+// line-aligned with the text: {split}.{en}-{es}.gold (Pharaoh: "i-j" sure, "i?j" possible, 0-based,
+// English word first) and {split}.{en}-{es}.tagged (the words the gold can judge: "0 2 ||| 1 3"),
+// "kjv-es" in the default choice.
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "data/corpus_split.h"
+#include "data/strongs_alignment.h"
 #include "data/sword_module.h"
 #include "data/verse_alignment.h"
 
@@ -59,6 +68,14 @@ struct BibleVerse {
   std::string osis_id;
   CorpusSplit split = CorpusSplit::train;
   std::vector<std::string> texts;  // one per module, in the order of the choices
+  StrongsAlignment gold;           // English to Spanish by Strong's numbers, where the corpus has a gold pair
+};
+
+// The two modules the Strong's gold alignment is taken between, as indices into the choices.
+struct BibleGoldPair {
+  std::size_t source = 0;  // English (KJV)
+  std::size_t target = 0;  // Spanish (RV1909)
+  std::string name;        // "kjv-es": the suffixes, for file names
 };
 
 struct BibleCorpus {
@@ -69,12 +86,14 @@ struct BibleCorpus {
   std::vector<BibleAlignment> alignments;  // one per module after the pivot
   std::vector<BibleDropCount> dropped;     // by reason: a verse counts for the first reason found
   std::vector<BibleVerse> verses;          // kept, in the pivot's canonical order
+  std::optional<BibleGoldPair> gold_pair;  // none unless an English and a Spanish module carry Strong's tags
 
   std::size_t dropped_total() const;
   std::size_t count(CorpusSplit split) const;
 };
 
-// Reads, cleans, joins and checks the modules. Throws Error if a module is not installed.
+// Reads, cleans, joins and checks the modules. Throws Error if a module is not installed, or if a
+// verse's per-word Strong's numbers do not have one entry per word (a bug in the cleaner).
 BibleCorpus build_bible_corpus(const SwordLibrary& library, const std::vector<BibleModuleChoice>& choices);
 
 // Writes the corpus files into out_dir (created if needed). Each file is written to a temporary

@@ -1,5 +1,6 @@
 #include "data/bible_corpus_report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -12,6 +13,41 @@ std::string fixed(double value, int decimals) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
   return buffer;
+}
+
+std::size_t count_words(std::string_view text) {
+  return text.empty() ? 0 : static_cast<std::size_t>(std::count(text.begin(), text.end(), ' ')) + 1;
+}
+
+std::string percent(std::size_t part, std::size_t whole) {
+  return fixed(whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole), 1) + "%";
+}
+
+// One line per split: how much of it the Strong's gold covers.
+void describe_gold(const BibleCorpus& corpus, std::ostringstream& out) {
+  const BibleGoldPair& pair = *corpus.gold_pair;
+  const std::string& source = corpus.modules[pair.source].choice.suffix;
+  const std::string& target = corpus.modules[pair.target].choice.suffix;
+  out << "gold word alignment " << pair.name << " by Strong's numbers:\n";
+  for (const CorpusSplit split : {CorpusSplit::train, CorpusSplit::dev, CorpusSplit::test}) {
+    std::size_t verses = 0, linked = 0, links = 0, sure = 0, source_words = 0, target_words = 0;
+    std::size_t source_tagged = 0, target_tagged = 0;
+    for (const BibleVerse& verse : corpus.verses) {
+      if (verse.split != split) continue;
+      ++verses;
+      linked += verse.gold.links.empty() ? 0 : 1;
+      links += verse.gold.links.size();
+      sure += verse.gold.sure_count();
+      source_words += count_words(verse.texts[pair.source]);
+      target_words += count_words(verse.texts[pair.target]);
+      source_tagged += verse.gold.tagged_source.size();
+      target_tagged += verse.gold.tagged_target.size();
+    }
+    out << "  " << split_name(split) << ": " << linked << " of " << verses << " verses with links, " << sure
+        << " sure and " << links << " possible links (" << links - sure << " possible only), words tagged: "
+        << source << " " << percent(source_tagged, source_words) << ", " << target << " "
+        << percent(target_tagged, target_words) << "\n";
+  }
 }
 
 }  // namespace
@@ -44,6 +80,7 @@ std::string describe_bible_corpus(const BibleCorpus& corpus) {
     out << "  " << m.choice.suffix << " (" << m.language << "): " << m.kept_words << " words, " << m.kept_characters
         << " characters\n";
   }
+  if (corpus.gold_pair) describe_gold(corpus, out);
   return out.str();
 }
 

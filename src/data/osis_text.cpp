@@ -184,6 +184,8 @@ class OsisReader {
         i = text_end;
       }
     }
+    while (!open_words_.empty()) close_word();  // a <w> left open runs to the end of the verse
+    assign_numbers_to_words();
     return std::move(verse_);
   }
 
@@ -226,9 +228,48 @@ class OsisReader {
     }
     if (!closing && !empty) {
       if (inline_just_closed_ && !is_enclitic(name, after)) break_words();
-      if (name == "w") add_strong_numbers(attribute(tag, "lemma"), verse_.strong_numbers);
+      if (name == "w") {
+        std::vector<std::string> numbers;
+        add_strong_numbers(attribute(tag, "lemma"), numbers);
+        verse_.strong_numbers.insert(verse_.strong_numbers.end(), numbers.begin(), numbers.end());
+        open_words_.push_back({verse_.text.size(), verse_.text.size(), std::move(numbers)});
+      }
+    } else if (closing && name == "w" && !open_words_.empty()) {
+      close_word();
     }
     inline_just_closed_ = closing;
+  }
+
+  // The innermost open <w> ends where the text now ends. Its span may begin with the space that
+  // separates it from the word before (spaces are written lazily, before the next character), which
+  // belongs to no word.
+  void close_word() {
+    TaggedSpan span = std::move(open_words_.back());
+    open_words_.pop_back();
+    span.end = verse_.text.size();
+    if (span.end > span.begin && !span.numbers.empty()) tagged_spans_.push_back(std::move(span));
+  }
+
+  // Gives each word of the finished text the numbers of the spans that share a character with it.
+  void assign_numbers_to_words() {
+    const std::string_view text = verse_.text;
+    if (text.empty()) return;
+    std::stable_sort(tagged_spans_.begin(), tagged_spans_.end(),
+                     [](const TaggedSpan& a, const TaggedSpan& b) { return a.begin < b.begin; });
+    std::size_t word_begin = 0;
+    while (word_begin <= text.size()) {
+      std::size_t word_end = text.find(' ', word_begin);
+      if (word_end == std::string_view::npos) word_end = text.size();
+      std::vector<std::string>& numbers = verse_.word_strong_numbers.emplace_back();
+      for (const TaggedSpan& span : tagged_spans_) {
+        if (span.begin >= word_end) break;
+        if (span.end <= word_begin) continue;
+        for (const std::string& number : span.numbers) {
+          if (std::find(numbers.begin(), numbers.end(), number) == numbers.end()) numbers.push_back(number);
+        }
+      }
+      word_begin = word_end + 1;
+    }
   }
 
   // A <transChange> holding nothing but an object pronoun, which belongs to the verb before it.
@@ -299,8 +340,17 @@ class OsisReader {
     space_pending_ = false;
   }
 
+  // A <w> with Strong's numbers: the bytes [begin, end) of the cleaned text its content became.
+  struct TaggedSpan {
+    std::size_t begin = 0;
+    std::size_t end = 0;
+    std::vector<std::string> numbers;
+  };
+
   std::string_view markup_;
   OsisVerse verse_;
+  std::vector<TaggedSpan> open_words_;          // <w> elements not yet closed, innermost last
+  std::vector<TaggedSpan> tagged_spans_;        // closed ones with content and numbers
   std::string hidden_element_;                  // name of the dropped element we are inside
   int hidden_depth_ = 0;                        // nesting of hidden_element_ inside itself
   std::vector<std::string> hidden_milestones_;  // sIDs of open non-scripture milestone divisions

@@ -30,6 +30,15 @@
 // is a lone Spanish object pronoun added in <transChange> straight after the verb it belongs to
 // ("<w>sáca</w><transChange>lo</transChange>" is "sácalo"; after "no", "y", "que", "como" and a
 // few other words that are not verbs it stands alone: "Y no lo hizo saber").
+//
+// Strong's numbers per word: the words of the text are exactly text split on ' ', and word k
+// carries the numbers of every <w lemma="strong:..."> whose kept content shares at least one
+// character with word k. So a <w> spanning several words gives its numbers to each of them
+// ("<w lemma="strong:H7225">EN el principio</w>": all three), a word that a tag covers only in part
+// carries the tag ("<w lemma="strong:G1144">with tear</w>s": "with" and "tears"), a word covered by
+// several tags carries all their numbers, and text dropped by the cleaner (notes, headings) never
+// shifts a word's index, because the spans are measured on the cleaned text. A <w> whose content
+// is all dropped (or empty) gives its numbers to no word.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +48,9 @@ namespace attn::data {
 struct OsisVerse {
   std::string text;                         // plain UTF-8 text, see above
   std::vector<std::string> strong_numbers;  // "H7225", "G26": leading zeros dropped, in text order
+  // One entry per word of text (text split on ' '; none for an empty text): the word's numbers,
+  // normalised as strong_numbers, in the order their tags open, each once.
+  std::vector<std::vector<std::string>> word_strong_numbers;
 };
 
 // Reads one verse. Markup that is not well formed (a '<' without '>') is kept as text, never thrown.

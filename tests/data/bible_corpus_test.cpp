@@ -103,6 +103,86 @@ void expect_split_rule(const BibleCorpus& corpus, const std::map<std::string, st
             corpus.verses.size());
 }
 
+const std::vector<std::string> kGoldSuffixes = {"kjv-es.gold", "kjv-es.tagged"};
+
+std::vector<std::string> split_on(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(text);
+  while (std::getline(in, part, separator)) parts.push_back(part);
+  return parts;
+}
+
+// Indices written as "3 7 9": each must be a number below `words`, ascending.
+void expect_indices(const std::string& list, std::size_t words, const std::string& where) {
+  std::size_t previous = 0;
+  bool first = true;
+  for (const auto& index : split_on(list, ' ')) {
+    ASSERT_FALSE(index.empty()) << where;
+    ASSERT_TRUE(std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; })) << where;
+    const std::size_t value = std::stoul(index);
+    EXPECT_LT(value, words) << where;
+    EXPECT_TRUE(first || value > previous) << where;
+    previous = value;
+    first = false;
+  }
+}
+
+// The gold and tagged files: as many lines as the text, every index inside its verse, every linked
+// word tagged and every tagged word linked, and a link on most verses.
+void expect_gold_files(const std::filesystem::path& dir, const std::map<std::string, std::vector<std::string>>& files) {
+  for (const auto& stem : kSplitStems) {
+    const auto gold = read_text_lines(dir / (stem + ".kjv-es.gold"));
+    const auto tagged = read_text_lines(dir / (stem + ".kjv-es.tagged"));
+    const auto& kjv = files.at(stem + ".kjv");
+    const auto& es = files.at(stem + ".es");
+    ASSERT_EQ(gold.size(), kjv.size()) << stem;
+    ASSERT_EQ(tagged.size(), kjv.size()) << stem;
+    std::size_t linked = 0;
+    for (std::size_t v = 0; v < kjv.size(); ++v) {
+      const std::string where = stem + " line " + std::to_string(v + 1) + ": " + gold[v] + " / " + tagged[v];
+      const std::size_t kjv_words = split_on(kjv[v], ' ').size();
+      const std::size_t es_words = split_on(es[v], ' ').size();
+      const std::size_t bar = tagged[v].find(" ||| ");
+      ASSERT_NE(bar, std::string::npos) << where;
+      expect_indices(tagged[v].substr(0, bar), kjv_words, where);
+      expect_indices(tagged[v].substr(bar + 5), es_words, where);
+      const auto tagged_kjv = split_on(tagged[v].substr(0, bar), ' ');
+      const auto tagged_es = split_on(tagged[v].substr(bar + 5), ' ');
+      std::set<std::string> linked_kjv, linked_es;
+      for (const auto& link : split_on(gold[v], ' ')) {
+        const std::size_t mark = link.find_first_of("-?");
+        ASSERT_NE(mark, std::string::npos) << where;
+        expect_indices(link.substr(0, mark), kjv_words, where);
+        expect_indices(link.substr(mark + 1), es_words, where);
+        linked_kjv.insert(link.substr(0, mark));
+        linked_es.insert(link.substr(mark + 1));
+      }
+      EXPECT_EQ(linked_kjv, std::set<std::string>(tagged_kjv.begin(), tagged_kjv.end())) << where;
+      EXPECT_EQ(linked_es, std::set<std::string>(tagged_es.begin(), tagged_es.end())) << where;
+      linked += gold[v].empty() ? 0 : 1;
+    }
+    // Both modules tag nearly every verse; a verse with no shared number would hardly survive the
+    // Strong's alignment check that kept it.
+    EXPECT_GT(linked, kjv.size() * 95 / 100) << stem;
+  }
+}
+
+// The gold and tagged lines of a verse.
+std::pair<std::string, std::string> find_gold(const std::filesystem::path& dir,
+                                              const std::map<std::string, std::vector<std::string>>& files,
+                                              const std::string& osis_id) {
+  for (const auto& stem : kSplitStems) {
+    const auto& ids = files.at(stem + ".ids");
+    const auto found = std::find(ids.begin(), ids.end(), osis_id);
+    if (found == ids.end()) continue;
+    const auto line = static_cast<std::size_t>(found - ids.begin());
+    return {read_text_lines(dir / (stem + ".kjv-es.gold")).at(line),
+            read_text_lines(dir / (stem + ".kjv-es.tagged")).at(line)};
+  }
+  return {};
+}
+
 TEST(BibleCorpus, ParsesModuleChoices) {
   const BibleModuleChoice choice = parse_bible_module_choice("es=spaRV1909eb");
   EXPECT_EQ(choice.suffix, "es");
@@ -127,13 +207,21 @@ TEST(BibleCorpus, ExtractionIsCleanAlignedSplitAndRepeatable) {
   const BibleCorpus corpus = build_bible_corpus(SwordLibrary(), default_bible_modules());
   const auto dir = testing::fresh_temp_dir("bible_corpus");
   write_bible_corpus(corpus, dir / "library");
-  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir / "library"), {}), 12) << "only the corpus files";
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir / "library"), {}), 18) << "only the corpus files";
   const auto files = read_corpus(dir / "library");
 
   // A second run, through the command line, writes the same bytes.
   const std::string printed = run_command_line(dir / "cli", dir / "cli.log");
   for (const auto& [name, lines] : files) EXPECT_EQ(slurp(dir / "cli" / name), slurp(dir / "library" / name)) << name;
+  for (const auto& stem : kSplitStems) {
+    for (const auto& suffix : kGoldSuffixes) {
+      const std::string name = stem + "." + suffix;
+      EXPECT_EQ(slurp(dir / "cli" / name), slurp(dir / "library" / name)) << name;
+    }
+  }
   EXPECT_NE(printed.find(describe_bible_corpus(corpus)), std::string::npos) << printed;
+  EXPECT_NE(printed.find("gold word alignment kjv-es"), std::string::npos) << printed;
+  expect_gold_files(dir / "cli", files);
 
   expect_parallel_files(files);
   expect_clean_text(files);
@@ -153,6 +241,10 @@ TEST(BibleCorpus, ExtractionIsCleanAlignedSplitAndRepeatable) {
   EXPECT_EQ(genesis.at("kjv"), "In the beginning God created the heaven and the earth.");
   EXPECT_EQ(genesis.at("web"), "In the beginning, God created the heavens and the earth.");
   EXPECT_EQ(genesis.at("es"), "EN el principio crió Dios los cielos y la tierra.");
+  // Its gold line, worked out by hand in strongs_alignment_test.cpp.
+  const auto genesis_gold = find_gold(dir / "cli", files, "Gen.1.1");
+  EXPECT_EQ(genesis_gold.first, "2?0 2?1 2?2 3-4 4-3 6?5 6?6 9?7 9?8 9?9");
+  EXPECT_EQ(genesis_gold.second, "2 3 4 6 9 ||| 0 1 2 3 4 5 6 7 8 9");
   EXPECT_EQ(find_verse(files, "1Thess.1.4").at("web"), "We know, brothers loved by God, that you are chosen,");
 
   // RV1909 numbers Jonah's fish 2:1 (its 1:17 is empty), its prayer 2:2, and so on: no verse of

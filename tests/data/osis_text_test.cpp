@@ -127,5 +127,54 @@ TEST(OsisText, CollectsStrongNumbersOfKeptWords) {
   EXPECT_EQ(verse.text, "EN el principio x y z untagged zero");
 }
 
+using Numbers = std::vector<std::vector<std::string>>;
+
+TEST(OsisText, WordNumbersOfSpanningAndSplitWords) {
+  // One <w> over three words gives each its number; untagged words get none.
+  const OsisVerse genesis = parse_osis_verse(
+      R"(<w lemma="strong:H7225">EN el principio</w> <w lemma="strong:H1254">crió</w> x.)");
+  EXPECT_EQ(genesis.text, "EN el principio crió x.");
+  EXPECT_EQ(genesis.word_strong_numbers, (Numbers{{"H7225"}, {"H7225"}, {"H7225"}, {"H1254"}, {}}));
+  // KJV tags part of a word: the whole word carries the number, and so does the word before.
+  const OsisVerse tears = parse_osis_verse(R"(<w lemma="strong:G1144">with tear</w>s, and <w lemma="strong:G2596">in</w>asmuch)");
+  EXPECT_EQ(tears.text, "with tears, and inasmuch");
+  EXPECT_EQ(tears.word_strong_numbers, (Numbers{{"G1144"}, {"G1144"}, {}, {"G2596"}}));
+  // Punctuation right after a tag belongs to the word; the space before a tag belongs to none.
+  const OsisVerse punctuation = parse_osis_verse(R"(the <w lemma="strong:H776">earth</w>. And)");
+  EXPECT_EQ(punctuation.word_strong_numbers, (Numbers{{}, {"H776"}, {}}));
+}
+
+TEST(OsisText, WordNumbersSkipDroppedText) {
+  // A note between two tagged words, holding tagged words of its own: the note leaves one space and
+  // no words, so "created" is word 2 and the note's H9999 is nobody's.
+  const OsisVerse verse = parse_osis_verse(
+      R"(<title>Heading <w lemma="strong:H1">words</w></title>In <w lemma="strong:H430">God</w>)"
+      R"(<note placement="foot">The <w lemma="strong:H9999">Hebrew</w> word</note>)"
+      R"(<w lemma="strong:H1254">created</w> <w lemma="strong:H2">¶</w> it.)");
+  EXPECT_EQ(verse.text, "In God created it.");
+  EXPECT_EQ(verse.word_strong_numbers, (Numbers{{}, {"H430"}, {"H1254"}, {}}));
+  // The enclitic pronoun joins the verb: one word, the verb's number.
+  const OsisVerse enclitic = parse_osis_verse(R"(<w lemma="strong:H3318">sáca</w><transChange type="added">lo</transChange> de)");
+  EXPECT_EQ(enclitic.text, "sácalo de");
+  EXPECT_EQ(enclitic.word_strong_numbers, (Numbers{{"H3318"}, {}}));
+}
+
+TEST(OsisText, WordNumbersSeveralOnOneWord) {
+  // Several numbers in one lemma, two tags on one word, a tag inside a tag, the same number twice on
+  // one word, a lemma without Strong's, an empty tag, a tag never closed. (Two tags with nothing
+  // between them are two words, see above, so the word "abc" has untagged text between its tags.)
+  const OsisVerse verse = parse_osis_verse(
+      R"(<w lemma="strong:G3588 strong:G0025">a</w>b<w lemma="strong:G26">c</w> )"
+      R"(<w lemma="strong:H5">d <w lemma="strong:H6">e</w></w> <w lemma="strong:H7">f</w>g<w lemma="strong:H7">h</w> )"
+      R"(<w lemma="lemma.TR:x">i</w> <w lemma="strong:H8"></w>j <w lemma="strong:H9">k)");
+  EXPECT_EQ(verse.text, "abc d e fgh i j k");
+  EXPECT_EQ(verse.word_strong_numbers,
+            (Numbers{{"G3588", "G25", "G26"}, {"H5"}, {"H5", "H6"}, {"H7"}, {}, {}, {"H9"}}));
+  EXPECT_EQ(verse.strong_numbers,
+            (std::vector<std::string>{"G3588", "G25", "G26", "H5", "H6", "H7", "H7", "H8", "H9"}));
+  EXPECT_TRUE(parse_osis_verse("").word_strong_numbers.empty());
+  EXPECT_EQ(parse_osis_verse("<note>only</note>").word_strong_numbers, Numbers{});
+}
+
 }  // namespace
 }  // namespace attn::data
