@@ -5,10 +5,10 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/attention_options.h"
 #include "cli/commands.h"
+#include "core/atomic_file.h"
 #include "core/error.h"
-#include "core/special_tokens.h"
-#include "core/text_file.h"
 #include "decode/model_directory.h"
 
 namespace attn::cli {
@@ -17,55 +17,33 @@ namespace {
 struct ScoreArguments {
   std::string model, source, target;
   int batch_sentences = 32;
+  AttentionArguments attention;
 };
 
 void run(const ScoreArguments& args) {
   const LoadedModel loaded = load_model_directory(args.model);
-  Transformer& model = *loaded.model;
-  const auto src_lines = read_text_lines(args.source), tgt_lines = read_text_lines(args.target);
-  if (src_lines.size() != tgt_lines.size())
-    throw Error(args.source + " has " + std::to_string(src_lines.size()) + " lines but " + args.target + " has " +
-                std::to_string(tgt_lines.size()));
-  const auto src = loaded.vocabulary->encode_lines(src_lines), tgt = loaded.vocabulary->encode_lines(tgt_lines);
-  const std::size_t limit = static_cast<std::size_t>(model.config().max_positions - 1);
+  const bool export_attention = !args.attention.file.empty();
+  const AttentionSelection selection = export_attention ? args.attention.selection() : AttentionSelection{};
+  // The attention file is written whole or not at all.
+  std::unique_ptr<AtomicFileWriter> attention;
+  if (export_attention) attention = std::make_unique<AtomicFileWriter>(args.attention.file);
+  const ForcedPairs pairs = force_decode_files(loaded, args.source, args.target, args.batch_sentences,
+                                               export_attention ? &selection : nullptr);
   double total_log_prob = 0;
   std::int64_t total_tokens = 0;
   std::printf("line\tlog_prob\ttokens\tppl\n");
-  for (std::size_t start = 0; start < src.size(); start += static_cast<std::size_t>(args.batch_sentences)) {
-    const std::size_t end = std::min(src.size(), start + static_cast<std::size_t>(args.batch_sentences));
-    const int B = static_cast<int>(end - start);
-    int S = 1, T = 1;
-    for (std::size_t i = start; i < end; ++i) {
-      if (src[i].size() > limit || tgt[i].size() > limit)
-        throw_at(src[i].size() > limit ? args.source : args.target, i + 1,
-                 "longer than the model's " + std::to_string(limit) + " tokens");
-      S = std::max(S, static_cast<int>(src[i].size()) + 1);
-      T = std::max(T, static_cast<int>(tgt[i].size()) + 1);
-    }
-    std::vector<std::int32_t> s(static_cast<std::size_t>(B) * S, kPadId), ti(static_cast<std::size_t>(B) * T, kPadId),
-        to(ti.size(), kPadId), sl(B), tl(B);
-    for (int b = 0; b < B; ++b) {
-      const auto& x = src[start + b];
-      const auto& y = tgt[start + b];
-      std::copy(x.begin(), x.end(), s.begin() + static_cast<std::ptrdiff_t>(b) * S);
-      s[static_cast<std::size_t>(b) * S + x.size()] = kEosId;
-      ti[static_cast<std::size_t>(b) * T] = kBosId;
-      std::copy(y.begin(), y.end(), ti.begin() + static_cast<std::ptrdiff_t>(b) * T + 1);
-      std::copy(y.begin(), y.end(), to.begin() + static_cast<std::ptrdiff_t>(b) * T);
-      to[static_cast<std::size_t>(b) * T + y.size()] = kEosId;
-      sl[b] = static_cast<std::int32_t>(x.size()) + 1;
-      tl[b] = static_cast<std::int32_t>(y.size()) + 1;
-    }
-    const auto log_probs = model.sentence_log_probs({B, S, T, s.data(), sl.data(), ti.data(), to.data(), tl.data()});
-    for (int b = 0; b < B; ++b) {
-      std::printf("%zu\t%.4f\t%d\t%.3f\n", start + b + 1, log_probs[b], tl[b], std::exp(-log_probs[b] / tl[b]));
-      total_log_prob += log_probs[b];
-      total_tokens += tl[b];
-    }
+  for (std::size_t i = 0; i < pairs.results.size(); ++i) {
+    const ForcedDecoding& r = pairs.results[i];
+    std::printf("%zu\t%.4f\t%d\t%.3f\n", i + 1, r.log_prob, r.target_tokens, std::exp(-r.log_prob / r.target_tokens));
+    total_log_prob += r.log_prob;
+    total_tokens += r.target_tokens;
+    if (attention) attention->stream() << inspect::to_json_line(pairs.record(loaded, i)) << "\n";
   }
+  if (attention) attention->commit();
   std::fprintf(stderr, "corpus: %zu sentences, %lld target subword tokens (EOS included), log-prob %.2f, "
-               "cross-entropy %.4f nats/token, perplexity %.3f\n", src.size(), static_cast<long long>(total_tokens),
-               total_log_prob, -total_log_prob / std::max<std::int64_t>(total_tokens, 1),
+               "cross-entropy %.4f nats/token, perplexity %.3f\n", pairs.results.size(),
+               static_cast<long long>(total_tokens), total_log_prob,
+               -total_log_prob / std::max<std::int64_t>(total_tokens, 1),
                std::exp(-total_log_prob / std::max<std::int64_t>(total_tokens, 1)));
 }
 
@@ -77,7 +55,9 @@ void add_score_command(CLI::App& app) {
   sub->add_option("-m,--model", args->model, "model folder")->required();
   sub->add_option("-s,--source", args->source, "source text")->required();
   sub->add_option("-t,--target", args->target, "target text, line-aligned")->required();
-  sub->add_option("--batch-sentences", args->batch_sentences, "sentences per batch")->capture_default_str();
+  sub->add_option("--batch-sentences", args->batch_sentences, "sentences per batch")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  add_attention_options(sub, args->attention);
   sub->callback([args] { run(*args); });
 }
 

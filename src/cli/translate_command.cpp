@@ -6,12 +6,14 @@
 #include <memory>
 #include <omp.h>
 
+#include "cli/attention_options.h"
 #include "cli/commands.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/utf8.h"
 #include "decode/model_directory.h"
 #include "decode/translator.h"
+#include "inspect/word_alignment.h"
 
 namespace attn::cli {
 namespace {
@@ -24,6 +26,10 @@ struct TranslateArguments {
   int threads = 0;
   int chunk_lines = 10000;
   bool quiet = false;
+  AttentionArguments attention;
+  bool alignment = false;                // append " ||| i-j ..." (Marian's --alignment)
+  inspect::AlignmentOptions align;
+  std::string align_head = "mean";
 };
 
 // Reads up to `max_lines` lines; invalid UTF-8 is an error naming the line.
@@ -43,7 +49,15 @@ bool read_chunk(std::istream& in, const std::string& name, std::size_t& line_num
 void run(const TranslateArguments& args) {
   if (args.threads > 0) omp_set_num_threads(args.threads);
   const LoadedModel loaded = load_model_directory(args.model);
-  Translator translator(*loaded.model, *loaded.vocabulary, args.options);
+  TranslateOptions options = args.options;
+  const bool export_attention = !args.attention.file.empty();
+  if (export_attention) options.attention = args.attention.selection();
+  if (args.alignment && !export_attention) options.attention = {};  // every layer and head of cross-attention
+  if (args.alignment && !options.attention.cross) throw Error("--alignment needs cross in --attention-kinds");
+  options.export_attention = export_attention || args.alignment;
+  inspect::AlignmentOptions align = args.align;
+  align.head = args.align_head == "mean" ? inspect::kMeanOfHeads : parse_index_list("--alignment-head", args.align_head).at(0);
+  Translator translator(*loaded.model, *loaded.vocabulary, options);
   std::ifstream file;
   if (args.input != "-") {
     file.open(args.input, std::ios::binary);
@@ -55,6 +69,8 @@ void run(const TranslateArguments& args) {
   std::unique_ptr<AtomicFileWriter> writer;
   if (args.output != "-") writer = std::make_unique<AtomicFileWriter>(args.output);
   std::ostream& out = writer ? writer->stream() : std::cout;
+  std::unique_ptr<AtomicFileWriter> attention;
+  if (export_attention) attention = std::make_unique<AtomicFileWriter>(args.attention.file);
 
   std::vector<std::string> lines;
   std::size_t line_number = 0, cropped = 0;
@@ -68,8 +84,19 @@ void run(const TranslateArguments& args) {
       if (t.cropped && ++cropped <= 5)
         std::cerr << "warning: " << in_name << ":" << first + i << ": " << t.source_tokens << " tokens, cropped to "
                   << translator.options().max_input_tokens << "\n";
+      std::string links;
+      if (options.export_attention) {
+        const Hypothesis* best = t.n_best.empty() ? nullptr : &t.n_best.front();
+        const inspect::AttentionRecord record = make_attention_record(
+            *loaded.vocabulary, static_cast<std::int64_t>(first + i), lines[i], t.text, t.source_ids,
+            best ? best->tokens : std::vector<std::int32_t>{}, best ? best->log_prob : 0.0, best ? best->score : 0.0,
+            t.attention);
+        // An empty line has no translation and no attention: its record has none either.
+        if (attention) attention->stream() << inspect::to_json_line(record) << "\n";
+        if (args.alignment) links = " ||| " + (best ? inspect::format_pharaoh(inspect::align_record(record, align)) : "");
+      }
       if (n_best <= 1) {
-        out << t.text << "\n";
+        out << t.text << links << "\n";
         continue;
       }
       // Moses n-best format: sentence index ||| hypothesis ||| score (log-probability / lp).
@@ -84,6 +111,7 @@ void run(const TranslateArguments& args) {
     total.seconds += s.seconds;
   }
   if (cropped > 5) std::cerr << "warning: " << cropped - 5 << " more inputs cropped\n";
+  if (attention) attention->commit();
   if (writer) writer->commit();
   if (!args.quiet) {
     char buf[256];
@@ -119,6 +147,16 @@ void add_translate_command(CLI::App& app) {
                   "crop longer inputs (0: the model's maximum)")->capture_default_str();
   sub->add_option("--threads", args->threads, "CPU threads (0: all cores)")->capture_default_str();
   sub->add_flag("-q,--quiet", args->quiet, "no throughput line on stderr");
+  add_attention_options(sub, args->attention);
+  sub->add_flag("--alignment", args->alignment,
+                "append ' ||| ' and the word alignment of the best translation (Pharaoh i-j, source word first) "
+                "to each output line, from cross-attention (docs/alignment.md)");
+  sub->add_option("--alignment-layer", args->align.layer,
+                  "cross-attention layer for --alignment (default: the last but one)")->check(CLI::NonNegativeNumber);
+  sub->add_option("--alignment-head", args->align_head, "a head for --alignment, or mean")->capture_default_str();
+  sub->add_option("--alignment-threshold", args->align.threshold,
+                  "0: each target word links to its most attended source word; > 0: to every source word with at "
+                  "least this weight")->capture_default_str()->check(CLI::NonNegativeNumber);
   sub->callback([args] {
     args->options.search.n_best = std::min(args->options.search.n_best, args->options.search.beam_size);
     run(*args);

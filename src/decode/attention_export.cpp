@@ -4,6 +4,8 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/special_tokens.h"
+#include "data/vocabulary.h"
 
 namespace attn {
 
@@ -171,6 +173,25 @@ std::vector<inspect::AttentionMatrix> AttentionRecorder::forced(int sentence, in
       out.push_back(std::move(m));
     }
   return out;
+}
+
+inspect::AttentionRecord make_attention_record(const data::Vocabulary& vocabulary, std::int64_t line,
+                                               std::string source, std::string target,
+                                               const std::vector<std::int32_t>& source_ids,
+                                               const std::vector<std::int32_t>& target_ids, double log_prob,
+                                               double score, std::vector<inspect::AttentionMatrix> attention) {
+  inspect::AttentionRecord r;
+  r.line = line;
+  r.source = std::move(source);
+  r.target = std::move(target);
+  for (std::int32_t id : source_ids) r.source_pieces.push_back(vocabulary.piece(id));
+  r.source_pieces.push_back(vocabulary.piece(kEosId));
+  for (std::int32_t id : target_ids) r.target_pieces.push_back(vocabulary.piece(id));
+  r.target_pieces.push_back(vocabulary.piece(kEosId));
+  r.log_prob = log_prob;
+  r.score = score;
+  r.attention = std::move(attention);
+  return r;
 }
 
 }  // namespace attn

@@ -72,3 +72,18 @@ class AttentionRecorder : public nn::AttentionTap {
 inspect::AttentionKind attention_kind(nn::AttentionSite site);
 
 }  // namespace attn
+
+namespace attn::data {
+class Vocabulary;
+}
+
+namespace attn {
+
+// The record of one sentence (inspect/attention_record.h): pieces of the ids plus "</s>".
+inspect::AttentionRecord make_attention_record(const data::Vocabulary& vocabulary, std::int64_t line,
+                                               std::string source, std::string target,
+                                               const std::vector<std::int32_t>& source_ids,
+                                               const std::vector<std::int32_t>& target_ids, double log_prob,
+                                               double score, std::vector<inspect::AttentionMatrix> attention);
+
+}  // namespace attn

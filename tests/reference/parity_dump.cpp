@@ -4,12 +4,29 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "core/random.h"
 #include "model/safetensors.h"
 #include "model/transformer.h"
+#include "nn/attention_tap.h"
+
+namespace {
+// Keeps every attention of a forced-decoding pass, as "cross.L", "decoder_self.L", "encoder_self.L".
+struct KeepAll : attn::nn::AttentionTap {
+  std::map<std::string, std::pair<std::vector<std::int64_t>, std::vector<float>>> tensors;
+  void record(attn::nn::AttentionSite site, int layer, const attn::nn::AttentionShape& s, const float* probs) override {
+    const char* name = site == attn::nn::AttentionSite::cross          ? "cross"
+                       : site == attn::nn::AttentionSite::decoder_self ? "decoder_self"
+                                                                        : "encoder_self";
+    auto& t = tensors[std::string(name) + "." + std::to_string(layer)];
+    t.first = {s.batch, s.heads, s.queries, s.keys};
+    t.second.assign(probs, probs + s.probs_size());  // the CPU backend's memory is the host's
+  }
+};
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 3) {
@@ -74,6 +91,12 @@ int main(int argc, char** argv) {
   std::vector<attn::TensorToWrite> tensors;
   for (const auto& t : model.layout().tensors()) tensors.push_back({t.name, t.shape, grads.data() + t.offset});
   attn::write_safetensors(out / "grads.safetensors", tensors, {});
+  // The attention weights that export reports (attn score --attention reads this same tap).
+  KeepAll attention;
+  model.sentence_log_probs(view, &attention);
+  std::vector<attn::TensorToWrite> probs;
+  for (const auto& [name, t] : attention.tensors) probs.push_back({name, t.first, t.second.data()});
+  attn::write_safetensors(out / "attention.safetensors", probs, {});
   nlohmann::json j{{"src", s_ids}, {"tgt_in", t_in}, {"tgt_out", t_out}, {"src_lengths", s_len},
                    {"tgt_lengths", t_len}, {"batch", batch}, {"src_len", S}, {"tgt_len", T},
                    {"loss", sums.loss / static_cast<double>(tokens)}, {"tokens", sums.tokens}};

@@ -69,7 +69,8 @@ class MultiHeadAttention(nn.Module):
         if window > 0:
             blocked = blocked | ((qi - ki).abs() > window)[None]
         scores = scores.masked_fill(blocked[:, None], float("-inf"))
-        ctx = F.softmax(scores, dim=-1) @ v
+        self.probs = F.softmax(scores, dim=-1)  # kept for the attention-export check
+        ctx = self.probs @ v
         return self.out_proj(ctx.transpose(1, 2).reshape(B, Tq, self.h * self.dv))
 
 
@@ -177,6 +178,32 @@ def main(directory):
         if not err < 1e-4:
             failures.append(f"{name} (relative error {err:.2e})")
     print(f"{len(ours)} gradient tensors, worst relative error {worst:.2e}")
+    # Attention export: the weights attn reports are softmax(QK^T/sqrt(d_k)) under the masks, for
+    # every layer and head, on every real query row (padded query rows are never exported). The
+    # padding keys must be exactly 0. Probabilities are at most 1: compare absolutely.
+    exported = read_safetensors(f"{directory}/attention.safetensors")
+    src_len, tgt_len = batch["src_lengths"], batch["tgt_lengths"]
+    sites = [("encoder_self", [l.self_attn for l in model.encoder.layers], src_len, src_len),
+             ("decoder_self", [l.self_attn for l in model.decoder.layers], tgt_len, tgt_len),
+             ("cross", [l.cross_attn for l in model.decoder.layers], tgt_len, src_len)]
+    worst_attention = 0.0
+    for site, modules, q_len, k_len in sites:
+        for layer, module in enumerate(modules):
+            name = f"{site}.{layer}"
+            if name not in exported:
+                failures.append(f"attention {name} not exported")
+                continue
+            ours_p, ref_p = exported[name], module.probs.detach()
+            if tuple(ours_p.shape) != tuple(ref_p.shape):
+                failures.append(f"attention {name}: shape {tuple(ours_p.shape)} != {tuple(ref_p.shape)}")
+                continue
+            for b in range(B):
+                err = (ours_p[b, :, :q_len[b]] - ref_p[b, :, :q_len[b]]).abs().max().item()
+                pad = ours_p[b, :, :q_len[b], k_len[b]:].abs().max().item() if k_len[b] < ours_p.shape[3] else 0.0
+                worst_attention = max(worst_attention, err)
+                if not (err < 1e-5 and pad == 0.0):
+                    failures.append(f"attention {name} sentence {b} (error {err:.2e}, padding {pad:.2e})")
+    print(f"{len(exported)} attention tensors, worst absolute error {worst_attention:.2e}")
     if failures:
         print("FAILED:", ", ".join(failures))
         sys.exit(1)
