@@ -83,7 +83,8 @@ std::vector<Picture> plan(const HeatmapCommandArgs& args, const std::vector<Atte
       auto it = std::find_if(records.begin(), records.end(), [&](const auto& r) { return r.line == line; });
       if (it == records.end()) {
         std::string have;
-        for (std::size_t i = 0; i < records.size() && i < 10; ++i) have += (i ? ", " : "") + std::to_string(records[i].line);
+        for (std::size_t i = 0; i < records.size() && i < 10; ++i)
+          have += (i ? ", " : "") + std::to_string(records[i].line);
         if (records.size() > 10) have += ", ...";
         throw Error(args.attention_path + " has no record for line " + std::to_string(line) +
                     (records.empty() ? " (it is empty)" : " (it has lines " + have + ")"));

@@ -26,7 +26,8 @@ double text_width(std::string_view text, double font_size) {
     const auto c = static_cast<unsigned char>(text[i]);
     const int len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
     char32_t cp = len == 1 ? c : len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
-    for (int k = 1; k < len && i + k < text.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    for (int k = 1; k < len && i + k < text.size(); ++k)
+      cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
     const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
                       (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
                       (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0x20000 && cp <= 0x3FFFD);
@@ -39,7 +40,8 @@ double text_width(std::string_view text, double font_size) {
 std::string svg_open(double width, double height) {
   return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(std::ceil(width)) + "\" height=\"" +
          num(std::ceil(height)) + "\" viewBox=\"0 0 " + num(std::ceil(width)) + " " + num(std::ceil(height)) +
-         "\" font-family=\"" + kFontFamily + "\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+         "\" font-family=\"" + kFontFamily +
+         "\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
 }
 
 std::string text_element(const std::string& attributes, std::string_view text) {
@@ -387,7 +389,8 @@ std::string head_grid_svg(const AttentionRecord& record, AttentionKind kind, int
            head_name(panels[i].head) + "</text>\n";
     svg += draw_cells(panels[i], rows, cols, p, x0, y0, max);
   }
-  svg += colour_bar(bar_x, header + panel_title + p.col_label_h, std::clamp(first.rows * double(cell), 100.0, 400.0), max);
+  const double bar_h = std::clamp(first.rows * static_cast<double>(cell), 100.0, 400.0);
+  svg += colour_bar(bar_x, header + panel_title + p.col_label_h, bar_h, max);
   svg += "</svg>\n";
   return svg;
 }

@@ -56,8 +56,8 @@ std::string render_png(std::string_view svg, double scale, const std::string& na
                        " a side (use a smaller scale)");
   std::unique_ptr<cairo_surface_t, SurfaceDestroy> surface(
       cairo_image_surface_create(CAIRO_FORMAT_ARGB32, static_cast<int>(pw), static_cast<int>(ph)));
-  if (cairo_surface_status(surface.get()) != CAIRO_STATUS_SUCCESS)
-    throw_in(name, std::string("cannot create the image: ") + cairo_status_to_string(cairo_surface_status(surface.get())));
+  if (const cairo_status_t status = cairo_surface_status(surface.get()); status != CAIRO_STATUS_SUCCESS)
+    throw_in(name, std::string("cannot create the image: ") + cairo_status_to_string(status));
   std::unique_ptr<cairo_t, ContextDestroy> cr(cairo_create(surface.get()));
   cairo_set_source_rgb(cr.get(), 1, 1, 1);
   cairo_paint(cr.get());

@@ -136,6 +136,7 @@ TEST(AttentionSvg, HeatmapHasOneCellPerWeightInTheScaleOfItsMax) {
             (std::vector<std::string>{kFull, kFull, kWhite, kWhite, kFull, kFull}));
   EXPECT_TRUE(parses_as_svg(svg));
   EXPECT_NE(svg.find("line 7 \u2014 cross-attention, layer 0, head 0"), std::string::npos);
+  EXPECT_NE(svg.find("font-family=\"'DejaVu Sans', "), std::string::npos);
   EXPECT_NE(svg.find(">0<"), std::string::npos);  // colour bar from 0 ...
   EXPECT_NE(svg.find(">1<"), std::string::npos);  // ... to the max
 }

@@ -145,7 +145,8 @@ TEST_F(HeatmapCommand, DefaultsDrawTheMeanOfTheLastLayerAsSvgAndPng) {
 TEST_F(HeatmapCommand, EveryHeadGridAndLinesFileNames) {
   RunResult result = heatmap("--layer 0 --head all --format svg");
   ASSERT_EQ(result.exit_code, 0) << result.output;
-  EXPECT_EQ(files_in(out_), (std::set<std::string>{"line-3.cross.layer-0.head-0.svg", "line-3.cross.layer-0.head-1.svg"}));
+  EXPECT_EQ(files_in(out_),
+            (std::set<std::string>{"line-3.cross.layer-0.head-0.svg", "line-3.cross.layer-0.head-1.svg"}));
   EXPECT_NE(result.output.find("2 pictures, 2 files in " + out_), std::string::npos) << result.output;
   fs::remove_all(out_);
 
