@@ -32,6 +32,7 @@ struct HeatmapCommandArgs {
   std::vector<std::int64_t> lines;
   std::string kind = "cross", layer = "last", head, style = "heatmap", format = "both";
   int word = -1;
+  std::optional<double> cutoff;
   double scale = 2.0;
   int max_pictures = 100;
 };
@@ -106,6 +107,7 @@ std::vector<Picture> plan(const HeatmapCommandArgs& args, const std::vector<Atte
   if (head.empty()) head = style == Style::lines ? "all" : "mean";
   if (head != "all" && head != "mean") parse_number("--head", head);
   if (args.word >= 0 && style != Style::lines) throw Error("--word applies to --style lines only");
+  if (args.cutoff && style != Style::lines) throw Error("--cutoff applies to --style lines only");
 
   const std::string kind_name(inspect::attention_kind_name(kind));
   std::vector<Picture> pictures;
@@ -176,6 +178,7 @@ void run_heatmap_command(const HeatmapCommandArgs& args) {
       inspect::LinesOptions options;
       options.heads = p.heads;
       options.query = args.word;
+      if (args.cutoff) options.cutoff = *args.cutoff;
       text = inspect::lines_svg(*p.record, kind, p.layer, options);
     }
     if (svg) {
@@ -220,6 +223,8 @@ void add_heatmap_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--word", args->word, "lines only: draw only the attention of this query token (0-based)")
       ->check(CLI::NonNegativeNumber);
+  command->add_option("--cutoff", args->cutoff, "lines only: leave out weights below this (default 0.05)")
+      ->check(CLI::Range(0.0, 1.0));
   command->add_option("--format", args->format, "svg, png or both")
       ->check(CLI::IsMember({"svg", "png", "both"}))
       ->capture_default_str();

@@ -163,6 +163,19 @@ TEST_F(HeatmapCommand, EveryHeadGridAndLinesFileNames) {
   EXPECT_TRUE(valid_svg(fs::path(out_) / "line-3.encoder_self.layer-0.lines.head-all.word-1.svg"));
   fs::remove_all(out_);
 
+  // Layer 0's weights of at least 0.3: head 0 has 2, head 1 four; of at least 0.05 (the default), four each.
+  for (const auto& [cutoff, lines] : {std::pair<std::string, std::size_t>{"--cutoff 0.3", 6}, {"", 8}}) {
+    result = heatmap("--style lines --layer 0 --format svg " + cutoff);
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    const std::string text = read(fs::path(out_) / "line-3.cross.layer-0.lines.head-all.svg");
+    std::size_t count = 0;
+    for (std::size_t at = text.find("stroke-opacity="); at != std::string::npos;
+         at = text.find("stroke-opacity=", at + 1))
+      ++count;
+    EXPECT_EQ(count, lines) << cutoff;
+    fs::remove_all(out_);
+  }
+
   result = heatmap("--kind decoder_self --head 0 --format svg");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_EQ(files_in(out_), (std::set<std::string>{"line-3.decoder_self.layer-0.head-0.svg"}));
@@ -174,6 +187,7 @@ TEST_F(HeatmapCommand, MissingLayerHeadOrLine) {
   expect_error(heatmap("--line 9"), attention_ + " has no record for line 9 (it has lines 3)");
   expect_error(heatmap("--style lines --word 2"), "--word 2: the cross attention has 2 query tokens (0-1)");
   expect_error(heatmap("--word 0"), "--word applies to --style lines only");
+  expect_error(heatmap("--cutoff 0.5"), "--cutoff applies to --style lines only");
   expect_error(heatmap("--style grid --head 0"), "--head does not apply to --style grid");
   expect_error(heatmap("--layer first"), "--layer: 'first' is not a number (or all, last)");
 }
