@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/attention_options.h"
 #include "cli/commands.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -24,13 +25,14 @@ using inspect::AlignmentScore;
 using inspect::AttentionRecord;
 
 struct AlignArgs {
-  std::string attention, baseline, source, target, train_source, train_target;
+  std::string model, attention, baseline, source, target, train_source, train_target;
   std::string gold, gold_tagged, output;
   std::vector<std::string> alignments;
   int layer = -1;
   std::string head = "mean";
   double threshold = 0;
   int iterations = 5;
+  int batch_sentences = 32;
   bool sweep = false, json = false;
 };
 
@@ -253,19 +255,26 @@ std::vector<Alignment> baseline_alignments(const AlignArgs& args) {
 }
 
 void check_arguments(const AlignArgs& args) {
-  const int inputs = !args.attention.empty() + !args.baseline.empty() + !args.alignments.empty();
+  const int inputs = !args.model.empty() + !args.attention.empty() + !args.baseline.empty() + !args.alignments.empty();
   if (inputs != 1) {
-    throw Error("give exactly one of --attention FILE, --baseline diagonal|ibm1, or --gold GOLD --alignment FILE...");
+    throw Error("give exactly one of --model DIR, --attention FILE, --baseline diagonal|ibm1, or --gold GOLD "
+                "--alignment FILE...");
   }
+  if (!args.model.empty() && (args.source.empty() || args.target.empty()))
+    throw Error("--model needs --source and --target (the sentence pairs to align)");
   if (!args.alignments.empty() && args.gold.empty()) throw Error("--alignment needs --gold");
-  if (args.sweep && (args.attention.empty() || args.gold.empty())) throw Error("--sweep needs --attention and --gold");
+  if (args.sweep && ((args.attention.empty() && args.model.empty()) || args.gold.empty()))
+    throw Error("--sweep needs --attention or --model, and --gold");
   if (!args.gold_tagged.empty() && args.gold.empty()) throw Error("--gold-tagged needs --gold");
   if (args.json && args.gold.empty()) throw Error("--json applies to scores: give --gold");
-  if (args.attention.empty() && (args.layer >= 0 || args.head != "mean" || args.threshold != 0)) {
-    throw Error("--layer, --head and --threshold apply to --attention");
+  if (args.attention.empty() && args.model.empty() && (args.layer >= 0 || args.head != "mean" || args.threshold != 0)) {
+    throw Error("--layer, --head and --threshold apply to --attention and --model");
   }
-  if (args.baseline.empty() && !(args.source + args.target + args.train_source + args.train_target).empty()) {
-    throw Error("--source, --target, --train-source and --train-target apply to --baseline");
+  if (args.baseline.empty() && args.model.empty() && !(args.source + args.target).empty()) {
+    throw Error("--source and --target apply to --model and --baseline");
+  }
+  if (args.baseline.empty() && !(args.train_source + args.train_target).empty()) {
+    throw Error("--train-source and --train-target apply to --baseline ibm1");
   }
   if (args.baseline == "diagonal" && !(args.train_source + args.train_target).empty()) {
     throw Error("the diagonal baseline learns nothing: --train-source and --train-target apply to --baseline ibm1");
@@ -274,6 +283,16 @@ void check_arguments(const AlignArgs& args) {
 
 void run_align_command(const AlignArgs& args) {
   check_arguments(args);
+  if (!args.model.empty()) {
+    // Forced decoding of the given pairs, keeping every layer and head of cross-attention.
+    const LoadedModel loaded = load_model_directory(args.model);
+    const AttentionSelection cross;
+    const ForcedPairs pairs = force_decode_files(loaded, args.source, args.target, args.batch_sentences, &cross);
+    std::vector<AttentionRecord> records;
+    for (std::size_t i = 0; i < pairs.results.size(); ++i) records.push_back(pairs.record(loaded, i));
+    run_on_records(args, records, args.source);
+    return;
+  }
   if (!args.attention.empty()) {
     run_on_records(args, inspect::read_attention_records(args.attention), args.attention);
     return;
@@ -307,6 +326,11 @@ void add_align_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "align", "Word alignments from cross-attention or a baseline (Pharaoh i-j lines), and their precision, "
                "recall and AER against a gold standard (docs/alignment.md).");
+  command->add_option("-m,--model", args->model,
+                      "A model folder: align the --source/--target pairs by its cross-attention (forced decoding)");
+  command->add_option("--batch-sentences", args->batch_sentences, "--model: sentences per batch")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   command->add_option("--attention", args->attention, "Attention records (attn translate/score --attention)");
   command->add_option("--layer", args->layer,
                       "Cross-attention layer (default: the last but one if there are 2 or more, else 0)")
@@ -320,8 +344,8 @@ void add_align_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--baseline", args->baseline, "A baseline instead of attention: diagonal or ibm1")
       ->check(CLI::IsMember({"diagonal", "ibm1"}));
-  command->add_option("--source", args->source, "Baselines: the source sentences, words split at spaces");
-  command->add_option("--target", args->target, "Baselines: the target sentences, one per source line");
+  command->add_option("--source", args->source, "--model and baselines: the source sentences (words split at spaces)");
+  command->add_option("--target", args->target, "--model and baselines: the target sentences, one per source line");
   command->add_option("--train-source", args->train_source, "ibm1: more source text to train on");
   command->add_option("--train-target", args->train_target, "ibm1: its target side");
   command->add_option("--iterations", args->iterations, "ibm1: EM iterations")
