@@ -78,7 +78,9 @@ std::vector<Picture> plan(const HeatmapCommandArgs& args, const std::vector<Atte
                           AttentionKind kind, Style style) {
   std::vector<const AttentionRecord*> chosen;
   if (args.lines.empty()) {
-    for (const auto& r : records) chosen.push_back(&r);
+    // Empty input lines have records without matrices: nothing to draw.
+    for (const auto& r : records)
+      if (!r.attention.empty()) chosen.push_back(&r);
   } else {
     for (std::int64_t line : args.lines) {
       auto it = std::find_if(records.begin(), records.end(), [&](const auto& r) { return r.line == line; });

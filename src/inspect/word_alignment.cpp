@@ -115,6 +115,8 @@ Alignment hard_links(const WordAttention& attention, double threshold) {
 }
 
 Alignment align_record(const AttentionRecord& record, const AlignmentOptions& options) {
+  // An empty input line (only "</s>" on a side, no matrices written) has nothing to link.
+  if (record.attention.empty() && (record.source_pieces.size() <= 1 || record.target_pieces.size() <= 1)) return {};
   const int layer = options.layer >= 0 ? options.layer : default_alignment_layer(cross_layer_count(record));
   const AttentionMatrix cross = cross_attention(record, layer, options.head);
   return hard_links(word_attention(cross, record.source_pieces, record.target_pieces), options.threshold);

@@ -142,6 +142,20 @@ TEST_F(HeatmapCommand, DefaultsDrawTheMeanOfTheLastLayerAsSvgAndPng) {
   EXPECT_EQ(png_size(png), std::make_pair(2 * std::stoi(size[1].str()), 2 * std::stoi(size[2].str())));
 }
 
+// attn translate writes an empty input line as a record without matrices: nothing to draw, so all
+// records' pictures skip it; asking for that line by name is an error.
+TEST_F(HeatmapCommand, SkipsTheRecordsOfEmptyLines) {
+  const std::string empty =
+      R"({"line":1,"source":"","target":"","source_pieces":["</s>"],"target_pieces":["</s>"],)"
+      R"("log_prob":0,"score":0,"attention":[]})";
+  const std::string both = write("both.jsonl", empty + "\n" + kRecord + "\n");
+  const RunResult result = heatmap("--format svg", both);
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(files_in(out_), (std::set<std::string>{"line-3.cross.layer-1.head-mean.svg"}));
+  fs::remove_all(out_);
+  expect_error(heatmap("--line 1", both), "line 1");
+}
+
 TEST_F(HeatmapCommand, EveryHeadGridAndLinesFileNames) {
   RunResult result = heatmap("--layer 0 --head all --format svg");
   ASSERT_EQ(result.exit_code, 0) << result.output;

@@ -79,6 +79,17 @@ TEST(WordAlignment, EmptySentencesGiveNoLinks) {
   EXPECT_EQ(format_pharaoh(align_record(record, {})), "");
 }
 
+// attn translate writes an empty input line as a record with no matrices at all.
+TEST(WordAlignment, RecordOfAnEmptyLineGivesNoLinks) {
+  AttentionRecord record;
+  record.source_pieces = {"</s>"};
+  record.target_pieces = {"</s>"};
+  EXPECT_EQ(format_pharaoh(align_record(record, {})), "");
+  record.source_pieces = {"▁hola", "</s>"};  // words but no matrices: not an empty line, an error
+  record.target_pieces = {"▁hi", "</s>"};
+  EXPECT_THROW(align_record(record, {}), Error);
+}
+
 // Two layers of two heads over "a b" → "x y". Layer 0 head 0 links x-a y-b, head 1 links both to b;
 // their mean for x is [(1 + 0.25)/2, (0 + 0.75)/2] = [0.625, 0.375] → a, for y [0, 1] → b.
 AttentionRecord two_layers() {
