@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "common/run_attn.h"
 #include "common/temp_dir.h"
 
 namespace attn::inspect {
@@ -16,24 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-  int exit_code;
-  std::string output;  // stdout and stderr
-};
-
-RunResult run_attn(const std::string& arguments) {
-  const std::string command = std::string(ATTN_BINARY) + " " + arguments + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  EXPECT_NE(pipe, nullptr);
-  RunResult result{-1, ""};
-  if (!pipe) return result;
-  std::array<char, 4096> buffer;
-  std::size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.output.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
+using testing::RunResult;
+using testing::run_attn;
 
 // Two records, two layers: layer 0 has heads 0 and 1, layer 1 has head 0.
 // Record 1, "la casa" (▁la ▁ca sa </s>) → "the house" (▁the ▁house </s>), word-level rows (source

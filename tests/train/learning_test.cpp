@@ -3,13 +3,11 @@
 // held-out sentences, not by anything the trainer reports.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/run_attn.h"
 #include "common/temp_dir.h"
 #include "decode/model_directory.h"
 #include "decode/translator.h"
@@ -22,15 +20,6 @@
 namespace attn {
 namespace {
 
-int run_attn(const std::string& arguments, std::string& output) {
-  FILE* pipe = popen((std::string(ATTN_BINARY) + " " + arguments + " 2>&1").c_str(), "r");
-  if (!pipe) return -1;
-  char buffer[4096];
-  std::size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
-  const int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 // A model that reverses word order must, to do so, attend from target word j of n to source
 // word n-1-j: the reversal is a gold alignment known without looking at the model. Checks the
@@ -51,10 +40,10 @@ void check_attention_of_a_reverser(const std::filesystem::path& dir, const Loade
   std::ofstream(dir / "dev.gold") << gold_lines;
 
   // Translation with attention export and alignments appended: "text ||| links".
-  std::string out;
-  ASSERT_EQ(run_attn("translate -q -m " + model_dir.string() + " -i " + task.dev_src.string() + " -o " +
-                         (dir / "dev.out").string() + " --attention " + (dir / "dev.att").string() + " --alignment",
-                     out), 0) << out;
+  testing::RunResult run = testing::run_attn("translate -q -m " + model_dir.string() + " -i " + task.dev_src.string() +
+                                             " -o " + (dir / "dev.out").string() + " --attention " +
+                                             (dir / "dev.att").string() + " --alignment");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
   std::ifstream translated(dir / "dev.out");
   const auto records = inspect::read_attention_records((dir / "dev.att").string());
   ASSERT_EQ(records.size(), task.dev_sources.size());
@@ -88,12 +77,11 @@ void check_attention_of_a_reverser(const std::filesystem::path& dir, const Loade
   EXPECT_GE(right_links, 0.9 * links) << "of " << links << " links follow the reversal";
 
   // Forced decoding of the reference pairs: the best layer and head against the reversal gold.
-  out.clear();
-  ASSERT_EQ(run_attn("align -m " + model_dir.string() + " --source " + task.dev_src.string() + " --target " +
-                         task.dev_tgt.string() + " --gold " + (dir / "dev.gold").string() + " --sweep --json",
-                     out), 0) << out;
-  double best = 1;
-  for (const auto& row : nlohmann::json::parse(out)) best = std::min(best, row.at("aer").get<double>());
+  run = testing::run_attn("align -m " + model_dir.string() + " --source " + task.dev_src.string() + " --target " +
+                              task.dev_tgt.string() + " --gold " + (dir / "dev.gold").string() + " --sweep --json");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  double best = 100;  // percent
+  for (const auto& row : nlohmann::json::parse(run.output)) best = std::min(best, row.at("aer").get<double>());
   std::cout << "reverser: " << reversed << "/200 reversed, " << right_links << "/" << links
             << " links of the default alignment follow the reversal, best layer/head AER " << best << "%\n";
   EXPECT_LT(best, 5.0);  // percent; measured 1.55
