@@ -17,6 +17,9 @@ struct AttentionArguments {
   std::string layers = "all";  // --attention-layers
   std::string heads = "all";   // --attention-heads
   AttentionSelection selection() const;
+  bool given_without_file() const {  // a choice of kinds, layers or heads, but no file to write
+    return file.empty() && (kinds != "cross" || layers != "all" || heads != "all");
+  }
 };
 
 void add_attention_options(CLI::App* command, AttentionArguments& args);

@@ -23,6 +23,9 @@ struct ScoreArguments {
 void run(const ScoreArguments& args) {
   const LoadedModel loaded = load_model_directory(args.model);
   const bool export_attention = !args.attention.file.empty();
+  if (!export_attention && args.attention.given_without_file())
+    throw Error("--attention-kinds, --attention-layers and --attention-heads choose what --attention FILE writes: "
+                "give --attention FILE");
   const AttentionSelection selection = export_attention ? args.attention.selection() : AttentionSelection{};
   // The attention file is written whole or not at all.
   std::unique_ptr<AtomicFileWriter> attention;

@@ -25,14 +25,22 @@ bool AttentionSelection::wants(nn::AttentionSite site, int layer) const {
   return kind && (layers.empty() || std::find(layers.begin(), layers.end(), layer) != layers.end());
 }
 
-void AttentionSelection::check(const ModelConfig& c) const {
+void AttentionSelection::check(const ModelConfig& c) {
   if (!cross && !decoder_self && !encoder_self) throw Error("--attention-kinds: no kind of attention chosen");
-  const int stack = std::min(cross || decoder_self ? c.decoder_layers : c.encoder_layers,
-                             encoder_self ? c.encoder_layers : c.decoder_layers);
+  for (auto* list : {&layers, &heads}) {
+    std::sort(list->begin(), list->end());
+    list->erase(std::unique(list->begin(), list->end()), list->end());
+  }
+  // A layer number applies to every chosen kind: it must exist in each stack they come from.
+  const bool decoder = cross || decoder_self;
+  const int stack = decoder && encoder_self ? std::min(c.decoder_layers, c.encoder_layers)
+                    : decoder              ? c.decoder_layers
+                                           : c.encoder_layers;
+  const std::string which = decoder && encoder_self ? "both stacks have" : decoder ? "the decoder has" : "the encoder has";
   for (int l : layers)
     if (l < 0 || l >= stack)
-      throw Error("--attention-layers: the model has no layer " + std::to_string(l) + " (it has " +
-                  std::to_string(stack) + ": 0-" + std::to_string(stack - 1) + ")");
+      throw Error("--attention-layers: the model has no layer " + std::to_string(l) + " for the chosen kinds (" +
+                  which + " " + std::to_string(stack) + ": 0-" + std::to_string(stack - 1) + ")");
   for (int h : heads)
     if (h < 0 || h >= c.heads)
       throw Error("--attention-heads: the model has no head " + std::to_string(h) + " (it has " +
@@ -71,6 +79,8 @@ void parse_attention_kinds(const std::string& text, AttentionSelection& s) {
 std::vector<int> parse_index_list(const std::string& option, const std::string& text) {
   std::vector<int> out;
   if (text == "all") return out;
+  if (text.empty() || text.back() == ',')
+    throw Error(option + ": '" + text + "' is not a list of numbers from 0 (give e.g. 0,2, or all)");
   for (const std::string& part : split_commas(text)) {
     std::size_t used = 0;
     int value = -1;
@@ -89,7 +99,7 @@ std::vector<int> parse_index_list(const std::string& option, const std::string& 
 AttentionRecorder::AttentionRecorder(Backend& backend, AttentionSelection selection, int heads)
     : backend_(backend), selection_(std::move(selection)), model_heads_(heads) {}
 
-void AttentionRecorder::clear() {
+void AttentionRecorder::clear() {  // also begin_batch()
   tensors_.clear();
   step_ = -1;
 }
@@ -123,6 +133,7 @@ std::vector<inspect::AttentionMatrix> AttentionRecorder::hypothesis(int sentence
                                                                     const std::vector<std::int32_t>& step_rows) const {
   std::vector<inspect::AttentionMatrix> out;
   const int steps = static_cast<int>(step_rows.size());
+  ATTN_CHECK(steps > 0, "attention of a hypothesis without steps (was the tap set before start()?)");
   for (const auto& [site, layer] : kept())
     for (int head : selection_.chosen_heads(model_heads_)) {
       inspect::AttentionMatrix m;
@@ -131,6 +142,7 @@ std::vector<inspect::AttentionMatrix> AttentionRecorder::hypothesis(int sentence
       m.head = head;
       if (site == nn::AttentionSite::encoder_self) {
         const Tensor& t = tensor(site, layer, -1);
+        ATTN_CHECK(sentence < t.shape.batch && source_length <= t.shape.keys, "encoder attention out of range");
         m.rows = m.cols = source_length;
         for (int q = 0; q < source_length; ++q) {
           const float* row = t.row(sentence, head, q);
@@ -144,6 +156,9 @@ std::vector<inspect::AttentionMatrix> AttentionRecorder::hypothesis(int sentence
           const Tensor& t = tensor(site, layer, step);
           // Rows of one sentence are its queries (cross) or each row its own sequence (self).
           const int r = step_rows[step];
+          ATTN_CHECK(r >= 0 && r < t.shape.batch * t.shape.queries && (site != nn::AttentionSite::cross ||
+                                                                      source_length <= t.shape.keys),
+                     "attention row out of range");
           const float* row = t.row(r / t.shape.queries, head, r % t.shape.queries);
           const int keys = site == nn::AttentionSite::cross ? source_length : step + 1;
           std::copy(row, row + keys, m.weights.begin() + static_cast<std::ptrdiff_t>(step) * m.cols);
@@ -166,6 +181,8 @@ std::vector<inspect::AttentionMatrix> AttentionRecorder::forced(int sentence, in
       m.head = head;
       m.rows = site == nn::AttentionSite::encoder_self ? source_length : target_length;
       m.cols = site == nn::AttentionSite::decoder_self ? target_length : source_length;
+      ATTN_CHECK(sentence < t.shape.batch && m.rows <= t.shape.queries && m.cols <= t.shape.keys,
+                 "forced attention out of range");
       for (int q = 0; q < m.rows; ++q) {
         const float* row = t.row(sentence, head, q);
         m.weights.insert(m.weights.end(), row, row + m.cols);

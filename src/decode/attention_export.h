@@ -22,8 +22,9 @@ struct AttentionSelection {
   std::vector<int> heads;     // heads to keep (from 0); empty: all
 
   bool wants(nn::AttentionSite site, int layer) const;
-  // Throws Error naming the layer or head the model does not have, or an empty selection.
-  void check(const ModelConfig& config) const;
+  // Throws Error naming the layer or head the model does not have, or an empty selection; sorts
+  // the layers and heads and drops repeats (records list matrices by layer, then head).
+  void check(const ModelConfig& config);
   std::vector<int> chosen_heads(int heads_in_model) const;
 };
 
@@ -36,7 +37,8 @@ class AttentionRecorder : public nn::AttentionTap {
  public:
   AttentionRecorder(Backend& backend, AttentionSelection selection, int heads);
 
-  void clear();  // forgets what was recorded: call before each batch
+  void clear();  // forgets what was recorded (incremental decoding's start() does it: begin_batch)
+  void begin_batch() override { clear(); }
   void record(nn::AttentionSite site, int layer, const nn::AttentionShape& s, const float* probs) override;
   void begin_step(int position) override { step_ = position; }
 

@@ -15,8 +15,9 @@ std::vector<ForcedDecoding> force_decode(Transformer& model, const std::vector<s
   ATTN_CHECK(batch_sentences > 0, "force_decode: batch_sentences > 0");
   std::unique_ptr<AttentionRecorder> recorder;
   if (attention) {
-    attention->check(model.config());
-    recorder = std::make_unique<AttentionRecorder>(model.backend(), *attention, model.config().heads);
+    AttentionSelection selection = *attention;
+    selection.check(model.config());
+    recorder = std::make_unique<AttentionRecorder>(model.backend(), selection, model.config().heads);
   }
   std::vector<ForcedDecoding> out(src.size());
   const std::size_t step = static_cast<std::size_t>(batch_sentences);

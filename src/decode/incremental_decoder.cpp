@@ -28,6 +28,7 @@ void IncrementalDecoder::start(const std::int32_t* src, const std::int32_t* src_
   be_.copy_to_device(src_lengths_.data(), src_lengths, batch * sizeof(std::int32_t));
   src_lengths_host_.assign(src_lengths, src_lengths + batch);
   ensure_buffers();
+  if (tap_) tap_->begin_batch();
   encode(src_len);
 }
 

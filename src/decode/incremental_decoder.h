@@ -33,7 +33,8 @@ class IncrementalDecoder {
   void select(const std::vector<std::int32_t>& sentences, const std::vector<std::int32_t>& origin,
               int rows_per_sentence);
 
-  // Where the layers report their attention weights from the next start() on (null: nowhere).
+  // Where the layers report their attention weights (null: nowhere). Set it before start():
+  // beam search decides at its start whether to follow hypotheses' rows for it.
   void set_attention_tap(nn::AttentionTap* tap) { tap_ = tap; }
   nn::AttentionTap* attention_tap() const { return tap_; }
 

@@ -34,7 +34,6 @@ std::vector<std::vector<Hypothesis>> Translator::translate_ids(
   std::vector<std::size_t> members;
   auto flush = [&] {
     if (batch.empty()) return;
-    if (recorder_) recorder_->clear();
     auto results = beam_search(decoder_, batch, options_.search);
     for (std::size_t j = 0; j < members.size(); ++j) {
       if (recorder_ && attention && !results[j].empty())

@@ -33,6 +33,7 @@ AttentionMatrix cross_attention(const AttentionRecord& record, int layer, int he
                 " layers, 0 to " + std::to_string(layers - 1) + ")");
   }
   const int heads = cross_head_count(record, layer);
+  if (heads == 0) throw Error("the record has no cross-attention of layer " + std::to_string(layer));
   if (head != kMeanOfHeads) {
     const AttentionMatrix* matrix = record.find(AttentionKind::cross, layer, head);
     if (!matrix) {

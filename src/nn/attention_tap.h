@@ -14,7 +14,9 @@ class AttentionTap {
   virtual ~AttentionTap() = default;
   // probs [s.batch, s.heads, s.queries, s.keys] in backend memory, valid during the call only.
   virtual void record(AttentionSite site, int layer, const AttentionShape& s, const float* probs) = 0;
-  // Incremental decoding announces each new target position before its layers run.
+  // Incremental decoding announces each new batch (before the encoder runs) and each new target
+  // position (before the decoder's layers run).
+  virtual void begin_batch() {}
   virtual void begin_step(int position) {}
 };
 

@@ -34,18 +34,36 @@ AttentionSelection everything() {
 
 const std::vector<std::vector<std::int32_t>> kSources{{5, 6, 7, 8, 9, 10, 11}, {12, 13}, {14, 15, 16, 17}};
 
+// Passes everything to the recorder and notes each step's rows per sentence (the cross-attention
+// tensor's queries), to tell a sentence's first beam row from the others.
+struct CountingTap : nn::AttentionTap {
+  AttentionRecorder* recorder;
+  std::vector<int> rows_per_sentence;  // by step
+  explicit CountingTap(AttentionRecorder* r) : recorder(r) {}
+  void begin_batch() override { recorder->begin_batch(); }
+  void begin_step(int position) override { recorder->begin_step(position); }
+  void record(nn::AttentionSite site, int layer, const nn::AttentionShape& s, const float* probs) override {
+    if (site == nn::AttentionSite::cross && layer == 0) rows_per_sentence.push_back(s.queries);
+    recorder->record(site, layer, s, probs);
+  }
+};
+
 // Beam search with a recorder on the decoder, as the Translator runs it for one batch.
-std::vector<std::vector<Hypothesis>> beam_with_attention(const SearchOptions& search, const AttentionSelection& selection,
-                                                         std::vector<std::vector<inspect::AttentionMatrix>>* exported) {
+std::vector<std::vector<Hypothesis>> beam_with_attention(const SearchOptions& search, AttentionSelection selection,
+                                                         std::vector<std::vector<inspect::AttentionMatrix>>* exported,
+                                                         std::vector<int>* rows_per_sentence = nullptr) {
   Transformer& m = tiny_model();
+  selection.check(m.config());
   IncrementalDecoder decoder(m);
   AttentionRecorder recorder(m.backend(), selection, m.config().heads);
-  decoder.set_attention_tap(&recorder);
+  CountingTap tap(&recorder);
+  decoder.set_attention_tap(&tap);
   auto hyps = beam_search(decoder, kSources, search);
   exported->clear();
   for (std::size_t i = 0; i < kSources.size(); ++i)
     exported->push_back(recorder.hypothesis(static_cast<int>(i), static_cast<int>(kSources[i].size()) + 1,
                                             hyps[i].at(0).step_rows));
+  if (rows_per_sentence) *rows_per_sentence = tap.rows_per_sentence;
   return hyps;
 }
 
@@ -66,7 +84,8 @@ TEST(AttentionExport, BeamSearchReportsTheWeightsOfItsOutputAsForcedDecodingDoes
   search.beam_size = 4;
   search.max_length_b = 12;
   std::vector<std::vector<inspect::AttentionMatrix>> exported;
-  const auto hyps = beam_with_attention(search, everything(), &exported);
+  std::vector<int> rows_per_sentence;
+  const auto hyps = beam_with_attention(search, everything(), &exported, &rows_per_sentence);
 
   std::vector<std::vector<std::int32_t>> outputs;
   bool reordered = false;
@@ -77,7 +96,7 @@ TEST(AttentionExport, BeamSearchReportsTheWeightsOfItsOutputAsForcedDecodingDoes
     ASSERT_EQ(best.step_rows.size(), best.tokens.size() + 1);
     // The rows a hypothesis moved through: not always its sentence's first, or the test would
     // not see beams reordered.
-    for (std::size_t t = 1; t < best.step_rows.size(); ++t) reordered |= best.step_rows[t] % 4 != 0;
+    for (std::size_t t = 1; t < best.step_rows.size(); ++t) reordered |= best.step_rows[t] % rows_per_sentence[t] != 0;
   }
   EXPECT_TRUE(reordered) << "no output hypothesis ever left its sentence's first beam row";
 
@@ -116,7 +135,9 @@ TEST(AttentionExport, BeamSearchReportsTheWeightsOfItsOutputAsForcedDecodingDoes
 struct RawCross : nn::AttentionTap {
   std::vector<std::pair<nn::AttentionShape, std::vector<float>>> steps;
   void record(nn::AttentionSite site, int, const nn::AttentionShape& s, const float* probs) override {
-    if (site == nn::AttentionSite::cross) steps.emplace_back(s, std::vector<float>(probs, probs + s.probs_size()));
+    if (site != nn::AttentionSite::cross) return;
+    steps.emplace_back(s, std::vector<float>(static_cast<std::size_t>(s.probs_size())));
+    tiny_model().backend().copy_to_host(steps.back().second.data(), probs, steps.back().second.size() * sizeof(float));
   }
 };
 
@@ -166,8 +187,10 @@ TEST(AttentionExport, SelectionChoosesKindsLayersAndHeads) {
   AttentionSelection s;
   parse_attention_kinds("encoder_self,cross", s);
   s.layers = parse_index_list("--attention-layers", "1");
-  s.heads = parse_index_list("--attention-heads", "0,1");
+  s.heads = parse_index_list("--attention-heads", "1,0,1");  // sorted, repeats dropped
   const auto forced = force_decode(m, {kSources[1]}, {{20, 21, 22}}, 1, &s);
+  ASSERT_EQ(forced[0].attention.size(), 4u);
+  EXPECT_EQ(forced[0].attention[0].head, 0);
   ASSERT_EQ(forced[0].attention.size(), 4u);
   EXPECT_EQ(forced[0].attention[0].kind, inspect::AttentionKind::cross);
   EXPECT_EQ(forced[0].attention[2].kind, inspect::AttentionKind::encoder_self);
@@ -191,6 +214,8 @@ TEST(AttentionExport, BadSelectionsAreClearErrors) {
   EXPECT_THROW(parse_attention_kinds("crosss", s), Error);
   EXPECT_THROW(parse_index_list("--attention-heads", "1,x"), Error);
   EXPECT_THROW(parse_index_list("--attention-heads", "-1"), Error);
+  EXPECT_THROW(parse_index_list("--attention-heads", ""), Error);
+  EXPECT_THROW(parse_index_list("--attention-heads", "1,"), Error);
   EXPECT_TRUE(parse_index_list("--attention-heads", "all").empty());
 }
 
