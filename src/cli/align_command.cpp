@@ -333,7 +333,7 @@ void add_align_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--attention", args->attention, "Attention records (attn translate/score --attention)");
   command->add_option("--layer", args->layer,
-                      "Cross-attention layer (default: the last but one if there are 2 or more, else 0)")
+                      "Cross-attention layer (default: the last)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--head", args->head, "A head number, or 'mean' for the mean of the layer's heads")
       ->capture_default_str();

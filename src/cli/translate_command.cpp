@@ -179,7 +179,7 @@ void add_translate_command(CLI::App& app) {
                 "append ' ||| ' and the word alignment of the best translation (Pharaoh i-j, source word first) "
                 "to each output line, from cross-attention (docs/alignment.md)");
   sub->add_option("--alignment-layer", args->align.layer,
-                  "cross-attention layer for --alignment (default: the last but one)")->check(CLI::NonNegativeNumber);
+                  "cross-attention layer for --alignment (default: the last)")->check(CLI::NonNegativeNumber);
   sub->add_option("--alignment-head", args->align_head, "a head for --alignment, or mean")->capture_default_str();
   sub->add_option("--alignment-threshold", args->align.threshold,
                   "0: each target word links to its most attended source word; > 0: to every source word with at "

@@ -24,7 +24,7 @@ int cross_head_count(const AttentionRecord& record, int layer) {
   return heads;
 }
 
-int default_alignment_layer(int layers) { return layers >= 2 ? layers - 2 : 0; }
+int default_alignment_layer(int layers) { return layers >= 1 ? layers - 1 : 0; }
 
 AttentionMatrix cross_attention(const AttentionRecord& record, int layer, int head) {
   const int layers = cross_layer_count(record);

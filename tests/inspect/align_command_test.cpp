@@ -65,11 +65,12 @@ class AlignCommand : public ::testing::Test {
   fs::path dir_;
 };
 
-// Two layers: the default layer is the last but one (0), the default head the mean.
-TEST_F(AlignCommand, DefaultsToTheMeanOfTheLastButOneLayer) {
+// Two layers: the default layer is the last (1), the default head the mean (of its one head:
+// "the" -> "la", "house" -> "ca"+"sa" summed = 1).
+TEST_F(AlignCommand, DefaultsToTheMeanOfTheLastLayer) {
   const RunResult result = run_attn("align --attention " + path("a.jsonl"));
   EXPECT_EQ(result.exit_code, 0) << result.output;
-  EXPECT_EQ(result.output, "0-1 1-0\n0-0\n");
+  EXPECT_EQ(result.output, "0-0 1-1\n0-0\n");
 }
 
 TEST_F(AlignCommand, ChosenLayerAndHead) {

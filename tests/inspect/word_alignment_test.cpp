@@ -119,11 +119,11 @@ TEST(WordAlignment, HeadChoice) {
   EXPECT_EQ(format_pharaoh(align_record(record, options)), "0-1 1-0");
 }
 
-TEST(WordAlignment, DefaultLayerIsTheLastButOne) {
+TEST(WordAlignment, DefaultLayerIsTheLast) {
   EXPECT_EQ(default_alignment_layer(1), 0);
-  EXPECT_EQ(default_alignment_layer(2), 0);
-  EXPECT_EQ(default_alignment_layer(6), 4);
-  EXPECT_EQ(format_pharaoh(align_record(two_layers(), {})), "0-0 1-1");  // layer 0 of 2, mean
+  EXPECT_EQ(default_alignment_layer(2), 1);
+  EXPECT_EQ(default_alignment_layer(6), 5);
+  EXPECT_EQ(format_pharaoh(align_record(two_layers(), {})), "0-1 1-0");  // layer 1 of 2, mean: x -> b, y -> a
 }
 
 TEST(WordAlignment, MissingLayerOrHeadIsAnError) {

@@ -72,7 +72,7 @@ void check_attention_of_a_reverser(const std::filesystem::path& dir, const Loade
     }
   }
   EXPECT_GE(reversed, 198);
-  // The default (mean of the last-but-one layer's heads, argmax: one link per target word) finds
+  // The default (mean of the last layer's heads, argmax: one link per target word) finds
   // the reversal (measured: 97%).
   EXPECT_GE(right_links, 0.9 * links) << "of " << links << " links follow the reversal";
 
