@@ -73,7 +73,7 @@ void check_attention_of_a_reverser(const std::filesystem::path& dir, const Loade
   }
   EXPECT_GE(reversed, 198);
   // The default (mean of the last layer's heads, argmax: one link per target word) finds
-  // the reversal (measured: 97%).
+  // the reversal (measured: 97-98% of links).
   EXPECT_GE(right_links, 0.9 * links) << "of " << links << " links follow the reversal";
 
   // Forced decoding of the reference pairs: the best layer and head against the reversal gold.
@@ -84,7 +84,7 @@ void check_attention_of_a_reverser(const std::filesystem::path& dir, const Loade
   for (const auto& row : nlohmann::json::parse(run.output)) best = std::min(best, row.at("aer").get<double>());
   std::cout << "reverser: " << reversed << "/200 reversed, " << right_links << "/" << links
             << " links of the default alignment follow the reversal, best layer/head AER " << best << "%\n";
-  EXPECT_LT(best, 5.0);  // percent; measured 1.55
+  EXPECT_LT(best, 5.0);  // percent; measured 1.55-1.86
 }
 
 // Trains with `adjust` applied to the task's options, averages the last 5 checkpoints (written
