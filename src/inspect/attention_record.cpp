@@ -263,4 +263,17 @@ std::vector<AttentionRecord> read_attention_records(const std::string& file) {
   return records;
 }
 
+AttentionMatrix mean_of_heads(const std::vector<const AttentionMatrix*>& heads, const std::string& where) {
+  ATTN_CHECK(!heads.empty(), "the mean of no heads");
+  AttentionMatrix mean = *heads.front();
+  std::vector<double> sum(mean.weights.begin(), mean.weights.end());
+  for (std::size_t h = 1; h < heads.size(); ++h) {
+    if (heads[h]->rows != mean.rows || heads[h]->cols != mean.cols) throw Error(where + " differ in shape");
+    for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += heads[h]->weights[i];
+  }
+  mean.head = kMeanOfHeads;
+  for (std::size_t i = 0; i < sum.size(); ++i) mean.weights[i] = static_cast<float>(sum[i] / heads.size());
+  return mean;
+}
+
 }  // namespace attn::inspect

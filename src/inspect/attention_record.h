@@ -56,6 +56,13 @@ struct AttentionRecord {
 // the same float, so a record read back holds the very weights that were written.
 std::string to_json_line(const AttentionRecord& record);
 
+// The `head` value that stands for the mean over a layer's heads.
+inline constexpr int kMeanOfHeads = -1;
+
+// The element-wise mean of some heads' matrices of one kind and layer (summed in double), with
+// head = kMeanOfHeads. Throws Error("<where> differ in shape") if their shapes differ.
+AttentionMatrix mean_of_heads(const std::vector<const AttentionMatrix*>& heads, const std::string& where);
+
 // Parses one line. Throws Error naming `file`, `line_number` and the problem (not JSON, a missing
 // or mistyped key, a matrix whose shape does not match its kind and the pieces).
 AttentionRecord parse_attention_record(std::string_view json_line, const std::string& file, std::int64_t line_number);

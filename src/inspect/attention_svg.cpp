@@ -198,29 +198,17 @@ AttentionMatrix select_matrix(const AttentionRecord& record, AttentionKind kind,
     throw Error(record_name(record) + ": no head " + std::to_string(head) + " in " + kind_title(kind) + " layer " +
                 std::to_string(layer) + " (it has heads " + list_numbers(heads) + ")");
   }
-  AttentionMatrix result;
-  std::vector<double> sum;
-  int count = 0;
+  std::vector<const AttentionMatrix*> matrices;
   for (const auto& m : record.attention) {
     if (m.kind != kind || m.layer != layer) continue;
     if (head != kMeanHead) {
       if (m.head == head) return m;
       continue;
     }
-    if (count == 0) {
-      result = m;
-      sum.assign(m.weights.begin(), m.weights.end());
-    } else {
-      if (m.rows != result.rows || m.cols != result.cols)
-        throw Error(record_name(record) + ": the heads of " + kind_title(kind) + " layer " + std::to_string(layer) +
-                    " differ in shape");
-      for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += m.weights[i];
-    }
-    ++count;
+    matrices.push_back(&m);
   }
-  result.head = kMeanHead;
-  for (std::size_t i = 0; i < sum.size(); ++i) result.weights[i] = static_cast<float>(sum[i] / count);
-  return result;
+  return mean_of_heads(matrices,
+                       record_name(record) + ": the heads of " + kind_title(kind) + " layer " + std::to_string(layer));
 }
 
 void check_drawable(const AttentionRecord& record, const AttentionMatrix& m) {

@@ -20,7 +20,7 @@ namespace attn::inspect {
 inline constexpr int kMaxPictureTokens = 300;
 
 // Heads are numbered from 0; this head number stands for the mean over a layer's heads.
-inline constexpr int kMeanHead = -1;
+inline constexpr int kMeanHead = kMeanOfHeads;
 
 struct Rgb {
   int r = 0, g = 0, b = 0;

@@ -42,26 +42,16 @@ AttentionMatrix cross_attention(const AttentionRecord& record, int layer, int he
     }
     return *matrix;
   }
-  AttentionMatrix mean;
-  mean.kind = AttentionKind::cross;
-  mean.layer = layer;
-  mean.head = kMeanOfHeads;
+  std::vector<const AttentionMatrix*> matrices;
   for (int h = 0; h < heads; ++h) {
     const AttentionMatrix* matrix = record.find(AttentionKind::cross, layer, h);
     if (!matrix) {
       throw Error("layer " + std::to_string(layer) + " lacks cross-attention head " + std::to_string(h) +
                   " (heads 0 to " + std::to_string(heads - 1) + " are needed for their mean)");
     }
-    if (h == 0) {
-      mean.rows = matrix->rows;
-      mean.cols = matrix->cols;
-      mean.weights.assign(matrix->weights.size(), 0.0f);
-    }
-    ATTN_CHECK(matrix->weights.size() == mean.weights.size(), "heads of one layer have one shape");
-    for (std::size_t i = 0; i < mean.weights.size(); ++i) mean.weights[i] += matrix->weights[i];
+    matrices.push_back(matrix);
   }
-  for (float& weight : mean.weights) weight /= static_cast<float>(heads);
-  return mean;
+  return mean_of_heads(matrices, "the cross-attention heads of layer " + std::to_string(layer));
 }
 
 WordAttention word_attention(const AttentionMatrix& cross, const std::vector<std::string>& source_pieces,

@@ -9,8 +9,6 @@
 
 namespace attn::inspect {
 
-// `head` value that asks for the mean over every head of the layer.
-constexpr int kMeanOfHeads = -1;
 
 struct AlignmentOptions {
   // Layer of the cross-attention; -1 (the default) takes default_alignment_layer().
