@@ -61,27 +61,7 @@ void run(const TranslateArguments& args) {
   if (args.alignment) {
     if (options.search.n_best > 1)
       throw Error("--alignment aligns the best translation: it does not go with --n-best above 1");
-    // The layer and head are resolved against the model, not a record, and must be exported.
-    if (align.layer < 0) align.layer = inspect::default_alignment_layer(config.decoder_layers);
-    if (align.layer >= config.decoder_layers)
-      throw Error("--alignment-layer: the model has no decoder layer " + std::to_string(align.layer) + " (it has " +
-                  std::to_string(config.decoder_layers) + ")");
-    align.head = inspect::kMeanOfHeads;
-    if (args.align_head != "mean") {
-      const std::vector<int> head = parse_index_list("--alignment-head", args.align_head);
-      if (head.size() != 1 || head[0] >= config.heads)
-        throw Error("--alignment-head: give one head from 0 to " + std::to_string(config.heads - 1) + ", or mean");
-      align.head = head[0];
-    }
-    AttentionSelection& s = options.attention;
-    const auto has = [](const std::vector<int>& list, int x) {
-      return list.empty() || std::find(list.begin(), list.end(), x) != list.end();
-    };
-    if (!s.cross || !has(s.layers, align.layer) ||
-        (align.head == inspect::kMeanOfHeads ? !s.heads.empty() : !has(s.heads, align.head)))
-      throw Error("--alignment reads cross-attention layer " + std::to_string(align.layer) + ", " +
-                  (align.head == inspect::kMeanOfHeads ? std::string("every head") : "head " + std::to_string(align.head)) +
-                  ": --attention-kinds, --attention-layers and --attention-heads must include it");
+    align = resolve_alignment(config, options.attention, args.align.layer, args.align_head, args.align.threshold);
   }
   options.export_attention = export_attention || args.alignment;
   Translator translator(*loaded.model, *loaded.vocabulary, options);

@@ -211,4 +211,30 @@ inspect::AttentionRecord make_attention_record(const data::Vocabulary& vocabular
   return r;
 }
 
+inspect::AlignmentOptions resolve_alignment(const ModelConfig& config, const AttentionSelection& selection, int layer,
+                                            const std::string& head, double threshold) {
+  inspect::AlignmentOptions align;
+  align.threshold = threshold;
+  align.layer = layer < 0 ? inspect::default_alignment_layer(config.decoder_layers) : layer;
+  if (align.layer >= config.decoder_layers)
+    throw Error("--alignment-layer: the model has no decoder layer " + std::to_string(align.layer) + " (it has " +
+                std::to_string(config.decoder_layers) + ")");
+  align.head = inspect::kMeanOfHeads;
+  if (head != "mean") {
+    const std::vector<int> chosen = parse_index_list("--alignment-head", head);
+    if (chosen.size() != 1 || chosen[0] >= config.heads)
+      throw Error("--alignment-head: give one head from 0 to " + std::to_string(config.heads - 1) + ", or mean");
+    align.head = chosen[0];
+  }
+  const auto has = [](const std::vector<int>& list, int x) {
+    return list.empty() || std::find(list.begin(), list.end(), x) != list.end();
+  };
+  if (!selection.cross || !has(selection.layers, align.layer) ||
+      (align.head == inspect::kMeanOfHeads ? !selection.heads.empty() : !has(selection.heads, align.head)))
+    throw Error("--alignment reads cross-attention layer " + std::to_string(align.layer) + ", " +
+                (align.head == inspect::kMeanOfHeads ? std::string("every head") : "head " + std::to_string(align.head)) +
+                ": --attention-kinds, --attention-layers and --attention-heads must include it");
+  return align;
+}
+
 }  // namespace attn

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "inspect/attention_record.h"
+#include "inspect/word_alignment.h"
 #include "model/model_config.h"
 #include "nn/attention_tap.h"
 
@@ -72,6 +73,13 @@ class AttentionRecorder : public nn::AttentionTap {
 };
 
 inspect::AttentionKind attention_kind(nn::AttentionSite site);
+
+// Word alignment of translations (`attn translate --alignment`, the service's "alignment"):
+// resolves the layer (-1: inspect::default_alignment_layer) and the head ("mean" or a number)
+// against the model, and checks that `selection` exports what the alignment reads. Errors name
+// the layer or head and the model's range.
+inspect::AlignmentOptions resolve_alignment(const ModelConfig& config, const AttentionSelection& selection, int layer,
+                                            const std::string& head, double threshold);
 
 }  // namespace attn
 

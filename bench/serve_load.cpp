@@ -1,0 +1,185 @@
+// Load on `attn serve` over loopback, against offline `attn translate` on the same sentences.
+//   serve_load --attn build/src/attn --model en-es=runs/en-es/model --input corpus/test.kjv
+//              [--sentences 512] [--clients 64] [--max-seconds 300] [--beam 4]
+// The clients send, in turn, single sentences and small batches (2-4 sentences) of the input to
+// POST /v1/translate, each client one request at a time. Prints one line per figure: requests,
+// failures, translations that differ from offline ones, sentences/s, target tokens/s, latency
+// percentiles, and the ratio of the served throughput to the offline throughput.
+#include <httplib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#define ATTN_BINARY attn_binary
+static const char* attn_binary = "attn";
+#include "serve/server_process.h"
+
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+struct Args {
+  std::string attn = "build/src/attn", model, input;
+  int sentences = 512, clients = 64, beam = 4;
+  double max_seconds = 300;
+};
+
+std::vector<std::string> read_lines(const std::string& path, int limit) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  std::vector<std::string> lines;
+  for (std::string line; static_cast<int>(lines.size()) < limit && std::getline(in, line);)
+    if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--attn") a.attn = v;
+    else if (k == "--model") a.model = v;
+    else if (k == "--input") a.input = v;
+    else if (k == "--sentences") a.sentences = std::stoi(v);
+    else if (k == "--clients") a.clients = std::stoi(v);
+    else if (k == "--beam") a.beam = std::stoi(v);
+    else if (k == "--max-seconds") a.max_seconds = std::stod(v);
+    else {
+      std::cerr << "serve_load: unknown option " << k << "\n";
+      return 2;
+    }
+  }
+  if (a.model.empty() || a.input.empty() || a.model.find('=') == std::string::npos) {
+    std::cerr << "usage: serve_load --attn BIN --model SRC-TGT=DIR --input FILE [--sentences N] [--clients N]\n";
+    return 2;
+  }
+  attn_binary = a.attn.c_str();
+  const std::string model_dir = a.model.substr(a.model.find('=') + 1);
+  const auto lines = read_lines(a.input, a.sentences);
+
+  // Offline: attn translate on the same sentences, its own throughput line (translation time,
+  // model loading excluded).
+  const std::string tmp = "/tmp/serve_load_" + std::to_string(getpid());
+  {
+    std::ofstream out(tmp + ".in");
+    for (const auto& l : lines) out << l << "\n";
+  }
+  const std::string command = a.attn + " translate -m " + model_dir + " -i " + tmp + ".in -o " + tmp + ".out --beam " +
+                              std::to_string(a.beam) + " 2>" + tmp + ".err";
+  if (std::system(command.c_str()) != 0) {
+    std::cerr << "serve_load: " << command << " failed\n";
+    return 1;
+  }
+  double offline_sentences_per_s = 0, offline_tokens_per_s = 0;
+  {
+    std::ifstream err(tmp + ".err");
+    std::stringstream text;
+    text << err.rdbuf();
+    const std::string s = text.str();
+    const auto colon = s.rfind(": ");
+    if (colon == std::string::npos || std::sscanf(s.c_str() + colon + 2, "%lf sentences/s, %lf target tokens/s",
+                                                  &offline_sentences_per_s, &offline_tokens_per_s) != 2) {
+      std::cerr << "serve_load: cannot read attn translate's throughput from: " << s << "\n";
+      return 1;
+    }
+  }
+  std::vector<std::string> offline;
+  {
+    std::ifstream out(tmp + ".out");
+    for (std::string l; std::getline(out, l);) offline.push_back(l);
+  }
+  std::remove((tmp + ".in").c_str());
+  std::remove((tmp + ".out").c_str());
+  std::remove((tmp + ".err").c_str());
+
+  // Requests: 1, 2, 1, 3, 1, 4 sentences, ... over the input.
+  std::vector<std::pair<std::size_t, std::size_t>> requests;  // [first, last)
+  const int sizes[] = {1, 2, 1, 3, 1, 4};
+  for (std::size_t i = 0, k = 0; i < lines.size(); ++k) {
+    const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(sizes[k % 6]), lines.size() - i);
+    requests.push_back({i, i + n});
+    i += n;
+  }
+
+  attn::testing::ServerProcess server({"--model", a.model, "--max-texts", "16"});
+  std::atomic<std::size_t> next{0};
+  std::atomic<long> failed{0}, differ{0}, target_tokens{0}, sentences_done{0};
+  std::mutex mutex;
+  std::vector<double> latencies;
+  const auto t0 = Clock::now();
+  const auto give_up = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(a.max_seconds));
+  std::vector<std::thread> clients;
+  for (int c = 0; c < a.clients; ++c)
+    clients.emplace_back([&] {
+      httplib::Client client("127.0.0.1", server.port());
+      client.set_read_timeout(600, 0);
+      client.set_keep_alive(true);
+      for (std::size_t r; (r = next++) < requests.size() && Clock::now() < give_up;) {
+        const auto [first, last] = requests[r];
+        const json body{{"q", std::vector<std::string>(lines.begin() + static_cast<std::ptrdiff_t>(first),
+                                                       lines.begin() + static_cast<std::ptrdiff_t>(last))},
+                        {"beam", a.beam}};
+        const auto start = Clock::now();
+        const auto res = client.Post("/v1/translate", body.dump(), "application/json");
+        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        if (!res || res->status != 200) {
+          ++failed;
+          continue;
+        }
+        const json reply = json::parse(res->body, nullptr, false);
+        if (!reply.is_object() || reply["translations"].size() != last - first) {
+          ++failed;
+          continue;
+        }
+        for (std::size_t i = first; i < last; ++i) {
+          const json& t = reply["translations"][i - first];
+          target_tokens += t["target_tokens"].get<long>();
+          differ += t["text"].get<std::string>() != offline[i];
+        }
+        sentences_done += static_cast<long>(last - first);
+        std::lock_guard lock(mutex);
+        latencies.push_back(seconds);
+      }
+    });
+  for (auto& t : clients) t.join();
+  const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+  const int exit_code = server.stop();
+
+  const double sentences_per_s = static_cast<double>(sentences_done) / wall;
+  const double tokens_per_s = static_cast<double>(target_tokens) / wall;
+  const long lost = static_cast<long>(requests.size()) - static_cast<long>(latencies.size()) - failed;
+  std::printf("serve_load: %d clients, %zu requests of 1-4 sentences (%zu sentences), beam %d\n", a.clients,
+              requests.size(), lines.size(), a.beam);
+  std::printf("requests answered              %zu\n", latencies.size());
+  std::printf("requests failed                %ld\n", failed.load());
+  std::printf("requests lost (not sent: time) %ld\n", lost);
+  std::printf("translations unlike offline    %ld\n", differ.load());
+  std::printf("served sentences/s             %.1f\n", sentences_per_s);
+  std::printf("served target tokens/s         %.0f\n", tokens_per_s);
+  std::printf("latency p50 / p95 / p99 (s)    %.3f / %.3f / %.3f\n", percentile(latencies, 0.5),
+              percentile(latencies, 0.95), percentile(latencies, 0.99));
+  std::printf("offline sentences/s            %.1f\n", offline_sentences_per_s);
+  std::printf("offline target tokens/s        %.0f\n", offline_tokens_per_s);
+  std::printf("served / offline (tokens/s)    %.2f\n", tokens_per_s / offline_tokens_per_s);
+  std::printf("server exit status (SIGTERM)   %d\n", exit_code);
+  return failed == 0 && lost == 0 && exit_code == 0 ? 0 : 1;
+}

@@ -1,0 +1,121 @@
+// `attn serve`: the HTTP service (docs/serve.md). SIGTERM or SIGINT: stop accepting, answer what
+// is in flight, exit 0.
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "serve/http_server.h"
+#include "serve/service.h"
+
+namespace attn::cli {
+namespace {
+
+struct ServeArguments {
+  serve::ServeOptions options;
+  std::vector<std::string> models;
+  std::string api_key, api_key_file;
+};
+
+std::vector<std::string> read_keys(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw_in(file, "cannot open");
+  std::vector<std::string> keys;
+  std::string line;
+  while (std::getline(in, line)) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (!line.empty() && line[0] != '#') keys.push_back(line);
+  }
+  if (keys.empty()) throw_in(file, "holds no API key (one key per line)");
+  return keys;
+}
+
+void run(ServeArguments& args) {
+  serve::ServeOptions& o = args.options;
+  for (const std::string& m : args.models) o.models.push_back(serve::parse_model_spec(m));
+  if (!args.api_key.empty()) o.api_keys.push_back(args.api_key);
+  if (!args.api_key_file.empty())
+    for (auto& k : read_keys(args.api_key_file)) o.api_keys.push_back(k);
+  if (!o.page_file.empty() && !std::ifstream(o.page_file)) throw_in(o.page_file, "cannot open");
+
+  // Signals go to one thread that waits for them; every other thread (the worker, httplib's)
+  // inherits the mask and never sees them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  serve::Service service(o);
+  serve::HttpServer http(service);
+  const int port = http.bind(o.host, o.port);
+  std::cout << "listening on http://" << o.host << ":" << port << std::endl;
+  std::cerr << "attn serve: " << o.models.size() << " model(s)";
+  for (const auto& m : o.models) std::cerr << " " << m.id() << " (" << m.dir.string() << ")";
+  std::cerr << "; open http://" << o.host << ":" << port << "/ in a browser" << std::endl;
+
+  std::atomic<bool> served{false};
+  std::thread waiter([&] {
+    int signal = 0;
+    sigwait(&stop_signals, &signal);
+    std::cerr << "attn serve: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT")
+              << ": no new connections; answering the requests in flight" << std::endl;
+    // stop() before serve() has started listening is lost: repeat until serve() returned.
+    while (!served) {
+      http.stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  http.serve();  // returns after stop(), once the requests in flight are answered
+  served = true;
+  waiter.join();
+  service.drain();
+  std::cerr << "attn serve: stopped" << std::endl;
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app) {
+  auto args = std::make_shared<ServeArguments>();
+  serve::ServeOptions& o = args->options;
+  CLI::App* sub = app.add_subcommand("serve", "HTTP translation service: LibreTranslate's API, attn's /v1 API, a web page");
+  sub->add_option("-m,--model", args->models, "SRC-TGT=DIR, e.g. en-es=runs/en-es/model (repeat for more models)")
+      ->required();
+  sub->add_option("--host", o.host, "address to listen on (0.0.0.0: every interface)")->capture_default_str();
+  sub->add_option("--port", o.port, "port (0: any free port; the first line of output names it)")
+      ->capture_default_str()->check(CLI::Range(0, 65535));
+  sub->add_option("--api-key", args->api_key, "require this key on translation requests (api_key, or Authorization: Bearer)");
+  sub->add_option("--api-key-file", args->api_key_file, "require one of the keys in this file (one per line)");
+  sub->add_option("--batch-tokens", o.batching.batch_tokens, "source tokens per batch, padding included")
+      ->capture_default_str()->check(CLI::Range(1, 1 << 24));
+  sub->add_option("--max-batch-sentences", o.batching.max_batch_sentences, "sentences per batch")
+      ->capture_default_str()->check(CLI::Range(1, 1 << 16));
+  sub->add_option("--batch-wait-ms", o.batching.wait_ms, "how long a sentence waits for others to batch with")
+      ->capture_default_str()->check(CLI::Range(0, 10000));
+  sub->add_option("--max-body-bytes", o.limits.max_body_bytes, "largest request body (413 beyond)")
+      ->capture_default_str()->check(CLI::Range(std::size_t{64}, std::size_t{1} << 32));
+  sub->add_option("--max-texts", o.limits.max_texts, "texts per request (400 beyond)")
+      ->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  sub->add_option("--max-chars", o.limits.max_chars, "characters per request, all texts together (400 beyond)")
+      ->capture_default_str()->check(CLI::Range(1, 1 << 30));
+  sub->add_option("--max-queue", o.limits.max_queue, "sentences waiting to be translated (429 beyond)")
+      ->capture_default_str()->check(CLI::Range(1, 1 << 24));
+  sub->add_option("--timeout", o.limits.timeout_seconds, "seconds a request may wait and run (503 beyond)")
+      ->capture_default_str()->check(CLI::Range(0.001, 86400.0));
+  sub->add_option("--read-timeout", o.limits.read_timeout_seconds, "seconds a silent connection is kept")
+      ->capture_default_str()->check(CLI::Range(1, 3600));
+  sub->add_option("--http-threads", o.http_threads, "connections served at once")
+      ->capture_default_str()->check(CLI::Range(1, 4096));
+  sub->add_option("--threads", o.threads, "CPU threads for the matrix products (0: all cores)")
+      ->capture_default_str()->check(CLI::Range(0, 1024));
+  sub->add_option("--page", o.page_file, "serve this HTML file at / instead of the built-in page (to work on the page)");
+  sub->callback([args] { run(*args); });
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,46 @@
+#pragma once
+// What `attn serve` is told: where to listen, the models, how to batch, the limits. Defaults are
+// documented in docs/serve.md; every limit answers with a JSON error, never a hang or a crash.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace attn::serve {
+
+struct ModelSpec {
+  std::string source, target;   // language codes ("en", "es")
+  std::filesystem::path dir;    // the model folder
+  std::string id() const { return source + "-" + target; }
+};
+
+// "SRC-TGT=DIR" (e.g. "en-es=runs/en-es/model"); throws Error naming the expected form.
+ModelSpec parse_model_spec(const std::string& text);
+
+struct BatchOptions {
+  int batch_tokens = 2048;       // source tokens per batch, padding included (as attn translate)
+  int max_batch_sentences = 64;  // sentences per batch
+  int wait_ms = 5;               // how long the oldest queued sentence waits for company
+};
+
+struct Limits {
+  std::size_t max_body_bytes = 1 << 20;  // 413 beyond
+  int max_texts = 128;                   // texts per request; 400 beyond (LibreTranslate's batch limit)
+  int max_chars = 5000;                  // characters per request, all texts together (LibreTranslate's char limit)
+  int max_queue = 4096;                  // sentences waiting; 429 beyond
+  double timeout_seconds = 60;           // a request's wait + translation; 503 beyond
+  int read_timeout_seconds = 5;          // a connection silent this long is closed
+};
+
+struct ServeOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;                       // 0: any free port
+  std::vector<ModelSpec> models;
+  std::vector<std::string> api_keys;     // empty: no key needed
+  BatchOptions batching;
+  Limits limits;
+  int http_threads = 128;                // connections served at once
+  int threads = 0;                       // matrix-product threads (0: all cores)
+  std::string page_file;                 // serve this file as the page instead of the built-in one
+};
+
+}  // namespace attn::serve

@@ -1,0 +1,444 @@
+// `attn serve` over HTTP, on 127.0.0.1 and a free port, serving the reversal model that
+// serve_test_model trained (the ServeTestModel fixture). Translations are checked against the
+// command line (`attn translate`, `attn score`), which the decode tests check against exhaustive
+// search and the PyTorch reference; shapes against LibreTranslate's documented API.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "common/run_attn.h"
+#include "common/temp_dir.h"
+#include "serve/server_process.h"
+
+namespace attn::serve {
+namespace {
+
+using nlohmann::json;
+using testing::ServerProcess;
+
+const std::string kModelDir = std::string(ATTN_SERVE_MODEL_DIR) + "/model";
+const std::string kDevSource = std::string(ATTN_SERVE_MODEL_DIR) + "/dev.src";
+const std::string kModel = "xx-yy=" + kModelDir;
+
+std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+struct Reply {
+  int status = 0;
+  json body;
+  std::string text;
+};
+
+Reply post(int port, const std::string& path, const std::string& body,
+           const std::string& type = "application/json", const httplib::Headers& headers = {}) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_read_timeout(120, 0);
+  const auto res = client.Post(path.c_str(), headers, body, type.c_str());
+  Reply r;
+  if (!res) return r;
+  r.status = res->status;
+  r.text = res->body;
+  r.body = json::parse(res->body, nullptr, /*allow_exceptions=*/false);
+  return r;
+}
+
+Reply get(int port, const std::string& path) {
+  httplib::Client client("127.0.0.1", port);
+  const auto res = client.Get(path.c_str());
+  Reply r;
+  if (!res) return r;
+  r.status = res->status;
+  r.text = res->body;
+  r.body = json::parse(res->body, nullptr, false);
+  return r;
+}
+
+// The server still answers: a translation and /health.
+void expect_serving(int port) {
+  const Reply r = post(port, "/translate", R"({"q":"alpha beta gamma delta","source":"xx","target":"yy"})");
+  EXPECT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(get(port, "/health").status, 200);
+}
+
+// attn translate on the same lines, from the command line.
+std::vector<std::string> translate_offline(const std::vector<std::string>& lines, const std::string& options = "") {
+  const auto dir = attn::testing::fresh_temp_dir("serve_offline");
+  std::string text;
+  for (const auto& l : lines) text += l + "\n";
+  std::ofstream(dir / "in.txt") << text;
+  const auto run = attn::testing::run_attn("translate -q -m " + kModelDir + " -i " + (dir / "in.txt").string() +
+                                           " -o " + (dir / "out.txt").string() + " " + options);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  auto out = read_lines((dir / "out.txt").string());
+  std::filesystem::remove_all(dir);
+  return out;
+}
+
+class Serve : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { server_ = new ServerProcess({"--model", kModel}); }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  int port() const { return server_->port(); }
+  static ServerProcess* server_;
+};
+ServerProcess* Serve::server_ = nullptr;
+
+TEST_F(Serve, LibreTranslateShapes) {
+  // What attn translate makes of these lines (the model reverses word order, mostly).
+  const std::vector<std::string> lines{"alpha beta gamma delta", "river stone light omega", "sigma kappa zeta theta"};
+  const auto offline = translate_offline(lines);
+  ASSERT_EQ(offline.size(), 3u);
+  // q a string: translatedText a string.
+  Reply r = post(port(), "/translate", R"({"q":"alpha beta gamma delta","source":"xx","target":"yy"})");
+  ASSERT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(r.body, json({{"translatedText", offline[0]}})) << r.text;
+  // q an array: an array in the same order.
+  r = post(port(), "/translate", R"({"q":["river stone light omega","sigma kappa zeta theta"],"source":"xx","target":"yy"})");
+  ASSERT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(r.body, json({{"translatedText", {offline[1], offline[2]}}})) << r.text;
+  // A form, as curl -d and LibreTranslate's own page send; and a multipart form.
+  r = post(port(), "/translate", "q=alpha%20beta%20gamma%20delta&source=xx&target=yy", "application/x-www-form-urlencoded");
+  ASSERT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(r.body["translatedText"], offline[0]);
+  {
+    httplib::Client client("127.0.0.1", port());
+    const auto res = client.Post("/translate", httplib::MultipartFormDataItems{{"q", lines[0], "", ""},
+                                                                               {"source", "xx", "", ""},
+                                                                               {"target", "yy", "", ""}});
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 200) << res->body;
+    EXPECT_EQ(json::parse(res->body)["translatedText"], offline[0]);
+  }
+  // Several lines in one text: each line translated, newlines kept.
+  r = post(port(), "/translate", R"({"q":"alpha beta gamma delta\nriver stone light omega","source":"xx","target":"yy"})");
+  EXPECT_EQ(r.body["translatedText"], offline[0] + "\n" + offline[1]) << r.text;
+  // alternatives: up to N more, from the beam, none equal to the translation.
+  r = post(port(), "/translate", R"({"q":"alpha beta gamma delta","source":"xx","target":"yy","alternatives":3})");
+  ASSERT_EQ(r.status, 200) << r.text;
+  ASSERT_TRUE(r.body["alternatives"].is_array()) << r.text;
+  EXPECT_LE(r.body["alternatives"].size(), 3u);
+  for (const auto& a : r.body["alternatives"]) EXPECT_NE(a, r.body["translatedText"]);
+  // /languages: every code with its targets.
+  r = get(port(), "/languages");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, json::parse(R"([{"code":"xx","name":"xx","targets":["yy"]},{"code":"yy","name":"yy","targets":[]}])"));
+}
+
+TEST_F(Serve, ConcurrentRequestsTranslateAsTheCommandLineDoes) {
+  const auto lines = read_lines(kDevSource);
+  ASSERT_GE(lines.size(), 20u);
+  const auto expected = translate_offline(lines);
+  ASSERT_EQ(expected.size(), lines.size());
+  // One request per sentence, 8 at a time: the server batches them as they come.
+  std::vector<std::string> got(lines.size());
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 8; ++c)
+    clients.emplace_back([&] {
+      for (std::size_t i; (i = next++) < lines.size();) {
+        const Reply r = post(port(), "/v1/translate", json({{"q", lines[i]}}).dump());
+        got[i] = r.status == 200 ? r.body["translations"][0]["text"].get<std::string>() : "HTTP " + r.text;
+      }
+    });
+  for (auto& t : clients) t.join();
+  for (std::size_t i = 0; i < lines.size(); ++i) EXPECT_EQ(got[i], expected[i]) << lines[i];
+  // All in one request, greedy: the same as attn translate --beam 1.
+  const auto greedy = translate_offline(lines, "--beam 1");
+  const Reply r = post(port(), "/v1/translate", json({{"q", lines}, {"beam", 1}}).dump());
+  ASSERT_EQ(r.status, 200) << r.text;
+  for (std::size_t i = 0; i < lines.size(); ++i) EXPECT_EQ(r.body["translations"][i]["text"], greedy[i]);
+}
+
+TEST_F(Serve, NBestAttentionAndAlignmentAsTheCommandLineGivesThem) {
+  const std::vector<std::string> lines{"alpha beta gamma delta epsilon", "river stone light"};
+  // attn translate --n-best 3: "i ||| text ||| score".
+  const auto n_best = translate_offline(lines, "--n-best 3");
+  Reply r = post(port(), "/v1/translate", json({{"q", lines}, {"n_best", 3}}).dump());
+  ASSERT_EQ(r.status, 200) << r.text;
+  std::size_t row = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const json& list = r.body["translations"][i]["n_best"];
+    ASSERT_EQ(list.size(), 3u);
+    for (const json& h : list) {
+      ASSERT_LT(row, n_best.size());
+      const std::string& line = n_best[row++];
+      const auto a = line.find(" ||| "), b = line.rfind(" ||| ");
+      EXPECT_EQ(line.substr(0, a), std::to_string(i));
+      EXPECT_EQ(h["text"], line.substr(a + 5, b - a - 5));
+      EXPECT_NEAR(h["score"].get<double>(), std::stod(line.substr(b + 5)), 1e-4);
+      EXPECT_LE(h["score"].get<double>(), list[0]["score"].get<double>());
+    }
+  }
+  // attention + alignment: the record and links that attn translate --attention --alignment write.
+  const auto dir = attn::testing::fresh_temp_dir("serve_attention");
+  std::ofstream(dir / "in.txt") << lines[0] << "\n" << lines[1] << "\n";
+  const auto run = attn::testing::run_attn("translate -q -m " + kModelDir + " -i " + (dir / "in.txt").string() +
+                                           " -o " + (dir / "out.txt").string() + " --alignment --attention " +
+                                           (dir / "att.jsonl").string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto out = read_lines((dir / "out.txt").string());
+  const auto records = read_lines((dir / "att.jsonl").string());
+  r = post(port(), "/v1/translate", json({{"q", lines}, {"attention", true}, {"alignment", true}}).dump());
+  ASSERT_EQ(r.status, 200) << r.text;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const json& t = r.body["translations"][i];
+    EXPECT_EQ(t["text"].get<std::string>() + " ||| " + t["alignment"].get<std::string>(), out[i]);
+    const json expected = json::parse(records[i]);
+    const json& got = t["attention"];
+    EXPECT_EQ(got["source_pieces"], expected["source_pieces"]);
+    EXPECT_EQ(got["target_pieces"], expected["target_pieces"]);
+    ASSERT_EQ(got["attention"].size(), expected["attention"].size());
+    for (std::size_t m = 0; m < expected["attention"].size(); ++m) {
+      const json &a = got["attention"][m], &b = expected["attention"][m];
+      EXPECT_EQ(a["layer"], b["layer"]);
+      EXPECT_EQ(a["head"], b["head"]);
+      for (std::size_t q = 0; q < b["weights"].size(); ++q)
+        for (std::size_t k = 0; k < b["weights"][q].size(); ++k)
+          EXPECT_NEAR(a["weights"][q][k].get<double>(), b["weights"][q][k].get<double>(), 1e-5);
+    }
+    // Words of the alignment: "▁"-started pieces.
+    std::istringstream words(lines[i]);
+    std::size_t n = 0;
+    for (std::string w; words >> w;) ++n;
+    EXPECT_EQ(t["source_words"].size(), n);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_F(Serve, ScoresAsTheCommandLineDoes) {
+  const auto dir = attn::testing::fresh_temp_dir("serve_score");
+  std::ofstream(dir / "src.txt") << "alpha beta gamma\nriver stone\n";
+  std::ofstream(dir / "tgt.txt") << "gamma beta alpha\nriver stone\n";
+  const auto run = attn::testing::run_attn("score -m " + kModelDir + " -s " + (dir / "src.txt").string() + " -t " +
+                                           (dir / "tgt.txt").string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::vector<std::string> rows;  // "line log_prob tokens ppl" (the header and the corpus line dropped)
+  for (const auto& row : split_lines(run.output))
+    if (!row.empty() && std::isdigit(static_cast<unsigned char>(row[0]))) rows.push_back(row);
+  ASSERT_EQ(rows.size(), 2u) << run.output;
+  const Reply r = post(port(), "/v1/score", R"({"pairs":[{"source":"alpha beta gamma","target":"gamma beta alpha"},)"
+                                            R"({"source":"river stone","target":"river stone"}]})");
+  ASSERT_EQ(r.status, 200) << r.text;
+  for (std::size_t i = 0; i < 2; ++i) {
+    std::istringstream row(rows[i]);
+    double line, log_prob, tokens;
+    row >> line >> log_prob >> tokens;
+    EXPECT_NEAR(r.body["scores"][i]["log_prob"].get<double>(), log_prob, 1e-3);
+    EXPECT_EQ(r.body["scores"][i]["target_tokens"].get<double>(), tokens);
+  }
+  // The reversal is far more likely than the copy.
+  EXPECT_GT(r.body["scores"][0]["log_prob"].get<double>(), r.body["scores"][1]["log_prob"].get<double>());
+  std::filesystem::remove_all(dir);
+}
+
+TEST_F(Serve, ModelsHealthAndThePage) {
+  Reply r = get(port(), "/v1/models");
+  ASSERT_EQ(r.status, 200);
+  ASSERT_EQ(r.body["models"].size(), 1u);
+  EXPECT_EQ(r.body["models"][0]["id"], "xx-yy");
+  EXPECT_EQ(r.body["models"][0]["config"]["d_model"], 64);
+  r = get(port(), "/health");
+  EXPECT_EQ(r.body["status"], "ok");
+  r = get(port(), "/");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_NE(r.text.find("<html"), std::string::npos);
+  // Nothing fetched from elsewhere: no absolute URL in a src or href.
+  EXPECT_EQ(r.text.find("src=\"http"), std::string::npos);
+  EXPECT_EQ(r.text.find("href=\"http"), std::string::npos);
+}
+
+// Every bad request: the right status, a JSON error naming the problem, and the server serving on.
+TEST_F(Serve, BadRequestsGetClearErrors) {
+  struct Case {
+    std::string path, body, type;
+    int status;
+    std::string message;  // a part of the error
+  };
+  const std::string big(1 << 21, 'a');
+  const std::vector<Case> cases{
+      {"/translate", R"({"q":"alpha","source":"xx")", "application/json", 400, "Invalid JSON format"},
+      {"/translate", R"(["alpha"])", "application/json", 400, "Invalid JSON format"},
+      {"/translate", R"({"source":"xx","target":"yy"})", "application/json", 400, "Invalid request: missing q parameter"},
+      {"/translate", R"({"q":"alpha","target":"yy"})", "application/json", 400, "Invalid request: missing source parameter"},
+      {"/translate", R"({"q":"alpha","source":"xx"})", "application/json", 400, "Invalid request: missing target parameter"},
+      {"/translate", R"({"q":5,"source":"xx","target":"yy"})", "application/json", 400, "q must be a string or an array"},
+      {"/translate", R"({"q":["a",5],"source":"xx","target":"yy"})", "application/json", 400, "q[1] is not a string"},
+      {"/translate", R"({"q":"a","source":"xx","target":"fr"})", "application/json", 400, "fr is not supported"},
+      {"/translate", R"({"q":"a","source":"yy","target":"xx"})", "application/json", 400,
+       "xx (xx) is not available as a target language from yy (yy)"},
+      {"/translate", R"({"q":"a","source":"auto","target":"yy"})", "application/json", 400, "auto is not supported"},
+      {"/translate", R"({"q":"a","source":"xx","target":"yy","format":"html"})", "application/json", 400,
+       "html format is not supported"},
+      {"/translate", "{\"q\":\"alpha \xff\",\"source\":\"xx\",\"target\":\"yy\"}", "application/json", 400,
+       "not valid UTF-8 (byte 13)"},
+      {"/translate", "q=alpha%FF&source=xx&target=yy", "application/x-www-form-urlencoded", 400, "q is not valid UTF-8"},
+      {"/translate", "{\"q\":\"" + big + "\",\"source\":\"xx\",\"target\":\"yy\"}", "application/json", 413,
+       "larger than 1048576 bytes"},
+      {"/translate", json({{"q", std::vector<std::string>(129, "a")}, {"source", "xx"}, {"target", "yy"}}).dump(),
+       "application/json", 400, "Invalid request: request (129) exceeds text limit (128)"},
+      {"/translate", json({{"q", std::string(5001, 'a')}, {"source", "xx"}, {"target", "yy"}}).dump(),
+       "application/json", 400, "Invalid request: request (5001) exceeds text limit (5000)"},
+      {"/v1/translate", R"({"q":"a","beam":0})", "application/json", 400, "beam must be an integer from 1 to 1000"},
+      {"/v1/translate", R"({"q":"a","alpha":"x"})", "application/json", 400, "alpha must be a number"},
+      {"/v1/translate", R"({"q":"a","bean":4})", "application/json", 400, "unknown key \"bean\""},
+      {"/v1/translate", R"({"q":"a","model":"xx-zz"})", "application/json", 404, "No model xx-zz"},
+      {"/v1/translate", R"({"q":"a","attention":{"layers":[7]}})", "application/json", 400, "layer 7"},
+      {"/v1/translate", R"({"q":"a","alignment":{"head":9}})", "application/json", 400, "alignment"},
+      {"/v1/translate", R"({"q":"a\nb"})", "application/json", 400, "several lines"},
+      {"/v1/translate", "not json", "text/plain", 400, "the body is not JSON"},
+      {"/v1/score", R"({"pairs":[{"source":"a"}]})", "application/json", 400, "pairs[0] must be"},
+      {"/nowhere", "{}", "application/json", 404, "no such path /nowhere"},
+  };
+  for (const Case& c : cases) {
+    const Reply r = post(port(), c.path, c.body, c.type);
+    EXPECT_EQ(r.status, c.status) << c.path << " " << c.body.substr(0, 80) << " -> " << r.text.substr(0, 200);
+    ASSERT_TRUE(r.body.is_object() && r.body.contains("error")) << r.text.substr(0, 200);
+    EXPECT_NE(r.body["error"].get<std::string>().find(c.message), std::string::npos)
+        << "expected '" << c.message << "' in: " << r.body["error"];
+  }
+  expect_serving(port());
+}
+
+TEST_F(Serve, ClientsThatMisbehaveDoNotStopTheServer) {
+  {  // A body shorter than its Content-Length, then gone.
+    testing::RawConnection c(port());
+    ASSERT_TRUE(c.connected());
+    c.send("POST /translate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"q\":");
+  }
+  {  // A whole request, gone before the answer.
+    testing::RawConnection c(port());
+    const std::string body = R"({"q":"alpha beta gamma delta","source":"xx","target":"yy"})";
+    c.send("POST /translate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+           std::to_string(body.size()) + "\r\n\r\n" + body);
+  }
+  {  // Not HTTP at all.
+    testing::RawConnection c(port());
+    c.send("\x16\x03\x01 hello?\r\n\r\n");
+    const std::string answer = c.receive(5);
+    EXPECT_TRUE(answer.empty() || answer.rfind("HTTP/1.1 400", 0) == 0) << answer;
+  }
+  // Many connections opened and never completed: the server answers others meanwhile, at once.
+  std::vector<std::unique_ptr<testing::RawConnection>> idle;
+  for (int i = 0; i < 40; ++i) {
+    idle.push_back(std::make_unique<testing::RawConnection>(port()));
+    idle.back()->send("POST /translate HTTP/1.1\r\nHost: x\r\n");
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  expect_serving(port());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(3));
+  idle.clear();
+  expect_serving(port());
+}
+
+TEST(ServeLimits, ApiKeys) {
+  ServerProcess server({"--model", kModel, "--api-key", "s3cret"});
+  const std::string q = R"("q":"alpha beta gamma delta","source":"xx","target":"yy")";
+  Reply r = post(server.port(), "/translate", "{" + q + "}");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body["error"], "Please contact the server operator to get an API key");
+  r = post(server.port(), "/translate", "{" + q + R"(,"api_key":"wrong"})");
+  EXPECT_EQ(r.status, 403);
+  EXPECT_EQ(r.body["error"], "Invalid API key");
+  r = post(server.port(), "/translate", "{" + q + R"(,"api_key":"s3cret"})");
+  EXPECT_EQ(r.status, 200) << r.text;
+  r = post(server.port(), "/v1/translate", R"({"q":"alpha"})", "application/json", {{"Authorization", "Bearer s3cret"}});
+  EXPECT_EQ(r.status, 200) << r.text;
+  r = post(server.port(), "/v1/translate", R"({"q":"alpha"})", "application/json", {{"Authorization", "Bearer nope"}});
+  EXPECT_EQ(r.status, 403);
+  EXPECT_EQ(get(server.port(), "/languages").status, 200);  // no key needed to look
+  r = get(server.port(), "/frontend/settings");
+  EXPECT_EQ(r.body["keyRequired"], true);
+  EXPECT_EQ(r.body["charLimit"], 5000);
+  EXPECT_EQ(r.body["language"]["source"]["code"], "xx");
+  EXPECT_EQ(server.stop(SIGINT), 0);  // Ctrl-C stops it as SIGTERM does
+}
+
+TEST(ServeLimits, FullQueueAndTimeLimit) {
+  {
+    ServerProcess server({"--model", kModel, "--max-queue", "2"});
+    const Reply r = post(server.port(), "/translate", R"({"q":["alpha","beta","gamma"],"source":"xx","target":"yy"})");
+    EXPECT_EQ(r.status, 429) << r.text;
+    EXPECT_EQ(r.body["error"].get<std::string>().rfind("Slowdown: ", 0), 0u) << r.text;
+    EXPECT_EQ(post(server.port(), "/translate", R"({"q":["alpha","beta"],"source":"xx","target":"yy"})").status, 200);
+    EXPECT_EQ(server.stop(), 0);
+  }
+  {  // 10 ms to answer, but a sentence waits 200 ms for company: too late, and said so.
+    ServerProcess server({"--model", kModel, "--timeout", "0.01", "--batch-wait-ms", "200"});
+    const Reply r = post(server.port(), "/translate", R"({"q":"alpha beta","source":"xx","target":"yy"})");
+    EXPECT_EQ(r.status, 503) << r.text;
+    EXPECT_NE(r.text.find("Timed out"), std::string::npos) << r.text;
+    EXPECT_EQ(get(server.port(), "/health").status, 200);
+    EXPECT_EQ(server.stop(), 0);
+  }
+}
+
+// Sentences of concurrent requests share batches: fewer batches than sentences, and the counters
+// add up to what was sent.
+TEST(ServeLimits, BatchesConcurrentRequestsAndCountsThem) {
+  ServerProcess server({"--model", kModel, "--batch-wait-ms", "300"});
+  const auto lines = read_lines(kDevSource);
+  std::vector<std::thread> clients;
+  std::atomic<int> ok{0};
+  for (int c = 0; c < 16; ++c)
+    clients.emplace_back([&, c] {
+      ok += post(server.port(), "/translate", json({{"q", lines[static_cast<std::size_t>(c)]}, {"source", "xx"}, {"target", "yy"}}).dump()).status == 200;
+    });
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(ok, 16);
+  const std::string metrics = get(server.port(), "/metrics").text;
+  const auto value = [&](const std::string& name) {
+    const auto at = metrics.find("\n" + name + " ");
+    return at == std::string::npos ? -1.0 : std::stod(metrics.substr(at + name.size() + 2));
+  };
+  EXPECT_EQ(value("attn_translated_sentences_total{model=\"xx-yy\"}"), 16) << metrics;
+  EXPECT_EQ(value("attn_batch_sentences_sum"), 16) << metrics;
+  EXPECT_LT(value("attn_batch_sentences_count"), 8) << metrics;
+  EXPECT_EQ(value("attn_http_requests_total{path=\"/translate\",status=\"200\"}"), 16) << metrics;
+  EXPECT_EQ(value("attn_queued_sentences"), 0) << metrics;
+  EXPECT_EQ(server.stop(), 0);
+}
+
+// SIGTERM while requests are in flight: each is answered in full, then the server exits 0.
+TEST(ServeLimits, SigtermFinishesWhatIsInFlight) {
+  ServerProcess server({"--model", kModel, "--batch-wait-ms", "500"});
+  const auto lines = read_lines(kDevSource);
+  std::vector<std::thread> clients;
+  std::vector<Reply> replies(8);
+  for (std::size_t c = 0; c < replies.size(); ++c)
+    clients.emplace_back([&, c] {
+      replies[c] = post(server.port(), "/translate", json({{"q", lines[c]}, {"source", "xx"}, {"target", "yy"}}).dump());
+    });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // they wait for company for 500 ms
+  const int port = server.port();
+  EXPECT_EQ(server.stop(SIGTERM), 0);
+  for (auto& t : clients) t.join();
+  const auto expected = translate_offline(std::vector<std::string>(lines.begin(), lines.begin() + 8));
+  for (std::size_t c = 0; c < replies.size(); ++c) {
+    EXPECT_EQ(replies[c].status, 200) << replies[c].text;
+    EXPECT_EQ(replies[c].body["translatedText"], expected[c]);
+  }
+  EXPECT_EQ(get(port, "/health").status, 0);  // nobody listens any more
+}
+
+}  // namespace
+}  // namespace attn::serve
