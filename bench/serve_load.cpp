@@ -1,6 +1,6 @@
 // Load on `attn serve` over loopback, against offline `attn translate` on the same sentences.
 //   serve_load --attn build/src/attn --model en-es=runs/en-es/model --input corpus/test.kjv
-//              [--sentences 512] [--clients 64] [--max-seconds 300] [--beam 4]
+//              [--sentences 512] [--clients 64] [--max-seconds 300] [--beam 4] [--serve-arg OPTION ...]
 // The clients send, in turn, single sentences and small batches (2-4 sentences) of the input to
 // POST /v1/translate, each client one request at a time. Prints one line per figure: requests,
 // failures, translations that differ from offline ones, sentences/s, target tokens/s, latency
@@ -33,6 +33,7 @@ struct Args {
   std::string attn = "build/src/attn", model, input;
   int sentences = 512, clients = 64, beam = 4;
   double max_seconds = 300;
+  std::vector<std::string> serve_args;  // more options for attn serve (--serve-arg X, repeated)
 };
 
 std::vector<std::string> read_lines(const std::string& path, int limit) {
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
     else if (k == "--clients") a.clients = std::stoi(v);
     else if (k == "--beam") a.beam = std::stoi(v);
     else if (k == "--max-seconds") a.max_seconds = std::stod(v);
+    else if (k == "--serve-arg") a.serve_args.push_back(v);
     else {
       std::cerr << "serve_load: unknown option " << k << "\n";
       return 2;
@@ -120,7 +122,9 @@ int main(int argc, char** argv) {
     i += n;
   }
 
-  attn::testing::ServerProcess server({"--model", a.model, "--max-texts", "16"});
+  std::vector<std::string> serve_args{"--model", a.model};
+  serve_args.insert(serve_args.end(), a.serve_args.begin(), a.serve_args.end());
+  attn::testing::ServerProcess server(serve_args);
   std::atomic<std::size_t> next{0};
   std::atomic<long> failed{0}, differ{0}, target_tokens{0}, sentences_done{0};
   std::mutex mutex;
@@ -162,6 +166,17 @@ int main(int argc, char** argv) {
     });
   for (auto& t : clients) t.join();
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+  std::string metrics;
+  {
+    httplib::Client client("127.0.0.1", server.port());
+    if (auto res = client.Get("/metrics")) metrics = res->body;
+  }
+  const auto metric = [&](const std::string& name) {
+    const auto at = metrics.find("\n" + name + " ");
+    return at == std::string::npos ? 0.0 : std::stod(metrics.substr(at + name.size() + 2));
+  };
+  const double batches = metric("attn_batch_sentences_count");
+  const double busy = metric("attn_translate_seconds_total{model=\"" + a.model.substr(0, a.model.find('=')) + "\"}");
   const int exit_code = server.stop();
 
   const double sentences_per_s = static_cast<double>(sentences_done) / wall;
@@ -177,6 +192,9 @@ int main(int argc, char** argv) {
   std::printf("served target tokens/s         %.0f\n", tokens_per_s);
   std::printf("latency p50 / p95 / p99 (s)    %.3f / %.3f / %.3f\n", percentile(latencies, 0.5),
               percentile(latencies, 0.95), percentile(latencies, 0.99));
+  std::printf("batches, mean sentences a batch %.0f, %.1f\n", batches,
+              batches > 0 ? metric("attn_batch_sentences_sum") / batches : 0.0);
+  std::printf("worker busy translating         %.1f s of %.1f s\n", busy, wall);
   std::printf("offline sentences/s            %.1f\n", offline_sentences_per_s);
   std::printf("offline target tokens/s        %.0f\n", offline_tokens_per_s);
   std::printf("served / offline (tokens/s)    %.2f\n", tokens_per_s / offline_tokens_per_s);

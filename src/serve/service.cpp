@@ -148,13 +148,12 @@ struct Service::Sentences {
 
 Service::Service(const ServeOptions& options) : options_(options) {
   if (options_.models.empty()) throw Error("attn serve needs at least one --model SRC-TGT=DIR");
-  for (const ModelSpec& spec : options_.models) {
-    for (const ServedModel& m : models_)
-      if (m.spec.id() == spec.id()) throw Error("--model " + spec.id() + " is given twice");
-    models_.push_back({spec, load_model_directory(spec.dir)});
-  }
-  queue_ = std::make_unique<TranslationQueue>(models_, options_.batching, options_.limits.max_queue, options_.threads,
-                                              metrics_);
+  for (std::size_t i = 0; i < options_.models.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (options_.models[i].id() == options_.models[j].id())
+        throw Error("--model " + options_.models[i].id() + " is given twice");
+  queue_ = std::make_unique<TranslationQueue>(models_, options_.models, options_.batching, options_.limits.max_queue,
+                                              options_.threads, metrics_);
 }
 
 Service::~Service() { drain(); }

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <future>
 #include <sstream>
 
 #include "serve/api_error.h"
@@ -36,10 +37,27 @@ std::string JobOptions::key() const {
   return k.str();
 }
 
-TranslationQueue::TranslationQueue(std::vector<ServedModel>& models, BatchOptions batching, int max_queue,
-                                   int threads, Metrics& metrics)
+TranslationQueue::TranslationQueue(std::vector<ServedModel>& models, const std::vector<ModelSpec>& specs,
+                                   BatchOptions batching, int max_queue, int threads, Metrics& metrics)
     : models_(models), batching_(batching), max_queue_(max_queue), threads_(threads), metrics_(metrics) {
-  worker_ = std::thread([this] { work(); });
+  std::promise<void> loaded;
+  worker_ = std::thread([this, &specs, &loaded] {
+    if (threads_ > 0) omp_set_num_threads(threads_);  // per thread: set in the thread that runs the products
+    try {
+      for (const ModelSpec& spec : specs) models_.push_back({spec, load_model_directory(spec.dir)});
+      loaded.set_value();
+    } catch (...) {
+      loaded.set_exception(std::current_exception());
+      return;
+    }
+    work();
+  });
+  try {
+    loaded.get_future().get();
+  } catch (...) {
+    worker_.join();
+    throw;
+  }
 }
 
 TranslationQueue::~TranslationQueue() { stop(); }
@@ -115,13 +133,10 @@ void TranslationQueue::run(int model, const std::function<void(Transformer&)>& t
 }
 
 Translator& TranslationQueue::translator(int model, const JobOptions& options) {
-  auto& slot = translators_[{model, options.key()}];
-  if (!slot) {
-    if (translators_.size() > 32) {  // many distinct options: forget the others (each holds decoding buffers)
-      auto keep = std::move(slot);
-      translators_.clear();
-      slot = std::move(keep);
-    }
+  const auto key = std::make_pair(model, options.key());
+  auto it = translators_.find(key);
+  if (it == translators_.end()) {
+    if (translators_.size() >= 32) translators_.clear();  // many distinct options: each holds decoding buffers
     TranslateOptions t;
     t.search = options.search;
     t.batch_tokens = batching_.batch_tokens;
@@ -129,13 +144,12 @@ Translator& TranslationQueue::translator(int model, const JobOptions& options) {
     t.export_attention = options.export_attention;
     t.attention = options.attention;
     const ServedModel& m = models_[static_cast<std::size_t>(model)];
-    translators_[{model, options.key()}] = std::make_unique<Translator>(*m.loaded.model, *m.loaded.vocabulary, t);
+    it = translators_.emplace(key, std::make_unique<Translator>(*m.loaded.model, *m.loaded.vocabulary, t)).first;
   }
-  return *translators_[{model, options.key()}];
+  return *it->second;
 }
 
 void TranslationQueue::work() {
-  if (threads_ > 0) omp_set_num_threads(threads_);  // per thread: set it in the thread that runs the products
   std::unique_lock lock(mutex_);
   for (;;) {
     work_ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
@@ -169,8 +183,11 @@ void TranslationQueue::translate_batch(std::unique_lock<std::mutex>& lock) {
   const auto compatible = [&](const Item& item) {
     return !item.job->task && !item.job->cancelled && item.job->model == oldest->model && item.job->key == oldest->key;
   };
-  // Wait for company, at most wait_ms after the oldest sentence arrived, unless a batch is full.
-  const auto until = oldest->arrived + std::chrono::milliseconds(batching_.wait_ms);
+  // Wait for company unless a batch is full: at most wait_ms after the oldest sentence arrived or
+  // the worker became free, whichever is later. (Under load the clients just answered send their
+  // next requests within milliseconds: without the wait, batches would alternate between full and
+  // the few sentences left over.)
+  const auto until = std::max(oldest->arrived, Clock::now()) + std::chrono::milliseconds(batching_.wait_ms);
   while (!stopping_ && Clock::now() < until) {
     std::size_t n = 0, tokens = 0;
     for (const Item& item : queue_)

@@ -225,6 +225,23 @@ TEST_F(Serve, NBestAttentionAndAlignmentAsTheCommandLineGivesThem) {
   std::filesystem::remove_all(dir);
 }
 
+// Requests with many different options (each set gets its own decoder, 32 kept at a time): every
+// one answered as attn translate answers with the same options.
+TEST_F(Serve, ManyDifferentOptions) {
+  const std::string line = "alpha beta gamma delta epsilon";
+  for (int i = 0; i < 40; ++i) {
+    const double alpha = 0.05 * i;
+    const int beam = 1 + i % 5;
+    const Reply r = post(port(), "/v1/translate", json({{"q", line}, {"alpha", alpha}, {"beam", beam}}).dump());
+    ASSERT_EQ(r.status, 200) << r.text;
+    if (i % 13 == 0) {
+      char options[64];
+      std::snprintf(options, sizeof options, "--alpha %.2f --beam %d", alpha, beam);
+      EXPECT_EQ(r.body["translations"][0]["text"], translate_offline({line}, options)[0]) << options;
+    }
+  }
+}
+
 TEST_F(Serve, ScoresAsTheCommandLineDoes) {
   const auto dir = attn::testing::fresh_temp_dir("serve_score");
   std::ofstream(dir / "src.txt") << "alpha beta gamma\nriver stone\n";
