@@ -60,10 +60,12 @@ void run(ServeArguments& args) {
   for (const auto& m : o.models) std::cerr << " " << m.id() << " (" << m.dir.string() << ")";
   std::cerr << "; open http://" << o.host << ":" << port << "/ in a browser" << std::endl;
 
-  std::atomic<bool> served{false};
+  std::atomic<bool> served{false}, signalled{false};
   std::thread waiter([&] {
     int signal = 0;
     sigwait(&stop_signals, &signal);
+    signalled = true;
+    if (served) return;  // woken by serve() returning on its own (below)
     std::cerr << "attn serve: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT")
               << ": no new connections; answering the requests in flight" << std::endl;
     // stop() before serve() has started listening is lost: repeat until serve() returned.
@@ -74,8 +76,11 @@ void run(ServeArguments& args) {
   });
   http.serve();  // returns after stop(), once the requests in flight are answered
   served = true;
+  const bool stopped_by_signal = signalled;
+  if (!stopped_by_signal) pthread_kill(waiter.native_handle(), SIGTERM);  // wake the waiter: nobody else will
   waiter.join();
   service.drain();
+  if (!stopped_by_signal) throw Error("the HTTP server stopped listening on its own (" + o.host + ":" + std::to_string(port) + ")");
   std::cerr << "attn serve: stopped" << std::endl;
 }
 

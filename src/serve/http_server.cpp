@@ -19,8 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-std::atomic<int> in_flight{0};
-
 void send_json(httplib::Response& res, int status, const json& body) {
   res.status = status;
   res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
@@ -178,7 +176,7 @@ HttpServer::HttpServer(Service& service) : service_(service), server_(std::make_
   const auto route = [this](const std::string& path, Body body) {
     return [this, path, body](const httplib::Request& req, httplib::Response& res) {
       const auto t0 = std::chrono::steady_clock::now();
-      ++in_flight;
+      ++in_flight_;
       try {
         body(req, res);
       } catch (const ApiError& e) {
@@ -186,7 +184,7 @@ HttpServer::HttpServer(Service& service) : service_(service), server_(std::make_
       } catch (const std::exception& e) {
         send_error(res, 500, std::string("Cannot translate text: ") + e.what());
       }
-      --in_flight;
+      --in_flight_;
       service_.metrics().request(
           path, res.status, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     };
@@ -224,7 +222,7 @@ HttpServer::HttpServer(Service& service) : service_(service), server_(std::make_
     send_json(res, service_.draining() ? 503 : 200, service_.health());
   }));
   s.Get("/metrics", route("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(service_.metrics().text(service_.queued_sentences(), in_flight.load()),
+    res.set_content(service_.metrics().text(service_.queued_sentences(), in_flight_.load()),
                     "text/plain; version=0.0.4; charset=utf-8");
   }));
   s.Get("/", route("/", [this](const httplib::Request&, httplib::Response& res) {

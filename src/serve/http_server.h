@@ -1,6 +1,7 @@
 #pragma once
 // The HTTP face of a Service (cpp-httplib, Debian's libcpp-httplib): routes, JSON and form
 // bodies, API keys, limits, CORS, the page, metrics per request, and a graceful stop.
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -29,6 +30,7 @@ class HttpServer {
   Service& service_;
   std::unique_ptr<httplib::Server> server_;
   int listen_socket_ = -1;
+  std::atomic<int> in_flight_{0};  // requests being answered
 };
 
 }  // namespace attn::serve
