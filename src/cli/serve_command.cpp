@@ -68,13 +68,21 @@ void run(ServeArguments& args) {
     if (served) return;  // woken by serve() returning on its own (below)
     std::cerr << "attn serve: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT")
               << ": no new connections; answering the requests in flight" << std::endl;
+    service.begin_draining();
     // stop() before serve() has started listening is lost: repeat until serve() returned.
     while (!served) {
       http.stop();
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   });
-  http.serve();  // returns after stop(), once the requests in flight are answered
+  try {
+    http.serve();  // returns after stop(), once the requests in flight are answered
+  } catch (...) {
+    served = true;
+    pthread_kill(waiter.native_handle(), SIGTERM);
+    waiter.join();
+    throw;
+  }
   served = true;
   const bool stopped_by_signal = signalled;
   if (!stopped_by_signal) pthread_kill(waiter.native_handle(), SIGTERM);  // wake the waiter: nobody else will

@@ -32,13 +32,21 @@ bool is_json(const httplib::Request& req) {
   return req.get_header_value("Content-Type").find("application/json") != std::string::npos;
 }
 
+// JSON nested deeper than this is refused: copying or printing a value recurses.
+constexpr int kMaxJsonDepth = 32;
+
 // The body as JSON (whatever its Content-Type, for /v1), or 400.
 json parse_body(const httplib::Request& req, const char* invalid_json) {
   if (auto bad = find_invalid_utf8(req.body))
     throw ApiError(400, "Invalid request: the body is not valid UTF-8 (byte " + std::to_string(*bad + 1) + ")");
+  const json::parser_callback_t depth = [&](int level, json::parse_event_t, json&) {
+    if (level > kMaxJsonDepth)
+      throw ApiError(400, std::string(invalid_json) + ": nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    return true;
+  };
   try {
-    return json::parse(req.body);
-  } catch (const json::parse_error& e) {
+    return json::parse(req.body, depth);
+  } catch (const json::exception& e) {  // syntax, and numbers out of range (1e999)
     throw ApiError(400, std::string(invalid_json) + ": " + e.what());
   }
 }
@@ -146,6 +154,22 @@ HttpServer::HttpServer(Service& service) : service_(service), server_(std::make_
   s.set_default_headers({{"Access-Control-Allow-Origin", "*"},
                          {"Access-Control-Allow-Headers", "Authorization, Content-Type, X-API-Key"},
                          {"Access-Control-Allow-Methods", "GET, POST"}});
+
+  // The body limit is checked against Content-Length: a body without one (chunked) or compressed
+  // (httplib would inflate gzip and brotli) could outgrow it, so neither is taken.
+  s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (req.method != "POST") return httplib::Server::HandlerResponse::Unhandled;
+    const std::string encoding = req.get_header_value("Content-Encoding");
+    if (!encoding.empty() && encoding != "identity") {
+      send_error(res, 415, "Unsupported Media Type: Content-Encoding " + encoding + " is not accepted; send the body as is");
+    } else if (!req.has_header("Content-Length")) {
+      send_error(res, 411, "Length Required: send the body with a Content-Length (not chunked)");
+    } else {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    service_.metrics().request(metric_path(req.path), res.status, 0);
+    return httplib::Server::HandlerResponse::Handled;
+  });
 
   // Errors that no handler answered (404, 413, a malformed request): JSON like every other.
   s.set_error_handler(httplib::Server::HandlerWithResponse([this](const httplib::Request& req, httplib::Response& res) {

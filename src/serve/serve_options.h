@@ -19,7 +19,7 @@ ModelSpec parse_model_spec(const std::string& text);
 struct BatchOptions {
   int batch_tokens = 2048;       // source tokens per batch, padding included (as attn translate)
   int max_batch_sentences = 64;  // sentences per batch
-  int wait_ms = 5;               // how long the oldest queued sentence waits for company
+  int wait_ms = 5;               // how long a batch that is not full waits to fill, once the worker is free
 };
 
 struct Limits {

@@ -21,6 +21,17 @@ namespace {
 
 [[noreturn]] void invalid(const std::string& what) { throw ApiError(400, "Invalid request: " + what); }
 
+// A request's beam (and n-best) is at most this: each hypothesis holds key/value caches.
+constexpr int kMaxBeam = 32;
+// Attention weights a reply may carry (all matrices of all texts; ~10 bytes each as JSON text).
+constexpr std::size_t kMaxAttentionWeights = std::size_t{8} << 20;
+
+// A value of the request as its error messages quote it: at most 60 characters.
+std::string quoted(const json& value) {
+  std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+}
+
 // English names of common codes, for /languages and LibreTranslate's messages; other codes name
 // themselves.
 std::string language_name(const std::string& code) {
@@ -80,7 +91,7 @@ int integer(const json& request, const char* key, int fallback, int low, int hig
   if (it == request.end() || it->is_null()) return fallback;
   if (!it->is_number_integer() || it->get<long long>() < low || it->get<long long>() > high)
     invalid(std::string(key) + " must be an integer from " + std::to_string(low) + " to " + std::to_string(high) +
-            " (got " + it->dump() + ")");
+            " (got " + quoted(*it) + ")");
   return it->get<int>();
 }
 
@@ -89,14 +100,14 @@ double number(const json& request, const char* key, double fallback, double low,
   if (it == request.end() || it->is_null()) return fallback;
   if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < low || it->get<double>() > high)
     invalid(std::string(key) + " must be a number from " + json(low).dump() + " to " + json(high).dump() + " (got " +
-            it->dump() + ")");
+            quoted(*it) + ")");
   return it->get<double>();
 }
 
 const std::string* string_field(const json& request, const char* key) {
   const auto it = request.find(key);
   if (it == request.end() || it->is_null()) return nullptr;
-  if (!it->is_string()) invalid(std::string(key) + " must be a string (got " + it->dump() + ")");
+  if (!it->is_string()) invalid(std::string(key) + " must be a string (got " + quoted(*it) + ")");
   return &it->get_ref<const std::string&>();
 }
 
@@ -107,7 +118,7 @@ std::string list_text(const json& value, const char* key) {
   std::string text;
   for (const auto& v : value) {
     if (!v.is_string() && !v.is_number_integer())
-      invalid(std::string("attention.") + key + " holds " + v.dump() + ": give names or numbers");
+      invalid(std::string("attention.") + key + " holds " + quoted(v) + ": give names or numbers");
     if (!text.empty()) text += ',';
     text += v.is_string() ? v.get<std::string>() : std::to_string(v.get<long long>());
   }
@@ -340,12 +351,12 @@ nlohmann::json Service::translate(const nlohmann::json& request) {
 
   JobOptions job;
   SearchOptions& s = job.search;
-  s.beam_size = integer(request, "beam", s.beam_size, 1, 1000);
+  s.beam_size = integer(request, "beam", s.beam_size, 1, kMaxBeam);
   s.length_penalty = static_cast<float>(number(request, "alpha", s.length_penalty, 0, 100));
-  s.n_best = std::min(integer(request, "n_best", s.n_best, 1, 1000), s.beam_size);
+  s.n_best = std::min(integer(request, "n_best", s.n_best, 1, kMaxBeam), s.beam_size);
   s.max_length_a = static_cast<float>(number(request, "max_length_a", s.max_length_a, 0, 100));
   s.max_length_b = integer(request, "max_length_b", s.max_length_b, 0, 100000);
-  s.min_length = integer(request, "min_length", s.min_length, 0, 100000);
+  s.min_length = integer(request, "min_length", s.min_length, 0, 1024);
   const json attention = request.value("attention", json(false));
   const json alignment = request.value("alignment", json(false));
   const bool want_attention = !(attention.is_boolean() && !attention.get<bool>());
@@ -385,6 +396,15 @@ nlohmann::json Service::translate(const nlohmann::json& request) {
   Sentences sentences = encode(model, texts, /*crop=*/true);
   const std::vector<std::vector<std::int32_t>> source_ids = sentences.ids;
   auto results = queue_->translate(model, job, std::move(sentences.ids), deadline());
+  if (want_attention) {
+    std::size_t weights = 0;
+    for (const SentenceResult& r : results)
+      for (const inspect::AttentionMatrix& m : r.attention) weights += m.weights.size();
+    if (weights > kMaxAttentionWeights)
+      throw ApiError(413, "Request Entity Too Large: the attention asked for holds " + std::to_string(weights) +
+                              " weights, more than " + std::to_string(kMaxAttentionWeights) +
+                              " a reply may carry; ask for fewer texts, kinds, layers or heads");
+  }
   const data::Vocabulary& vocabulary = *served.loaded.vocabulary;
   json translations = json::array();
   for (std::size_t i = 0; i < texts.size(); ++i) {
@@ -459,11 +479,21 @@ nlohmann::json Service::score(const nlohmann::json& request) {
   AttentionSelection selection;
   if (want_attention) selection = attention_selection(request["attention"], served.loaded.model->config());
   if (draining_) throw ApiError(503, "The server is shutting down");
-  const Sentences s = encode(model, sources, /*crop=*/false), t = encode(model, targets, /*crop=*/false);
-  std::vector<ForcedDecoding> results;
-  queue_->run(model, [&](Transformer& m) {
-    results = force_decode(m, s.ids, t.ids, 32, want_attention ? &selection : nullptr);
+  // The task owns what it reads and writes: if this request times out while the worker runs it,
+  // the worker finishes on the task's copies, not on this (unwound) frame.
+  struct Work {
+    Sentences s, t;
+    AttentionSelection selection;
+    bool attention = false;
+    std::vector<ForcedDecoding> results;
+  };
+  auto work = std::make_shared<Work>(Work{encode(model, sources, false), encode(model, targets, false), selection,
+                                          want_attention, {}});
+  queue_->run(model, [work](Transformer& m) {
+    work->results = force_decode(m, work->s.ids, work->t.ids, 32, work->attention ? &work->selection : nullptr);
   }, deadline());
+  const Sentences &s = work->s, &t = work->t;
+  const std::vector<ForcedDecoding>& results = work->results;
   json scores = json::array();
   for (std::size_t i = 0; i < results.size(); ++i) {
     const ForcedDecoding& r = results[i];

@@ -31,7 +31,9 @@ class Service {
   // Throws ApiError when keys are required and `key` is missing (400) or wrong (403).
   void check_api_key(const std::string* key) const;
 
-  // Stops taking translations (503), finishes the queued ones and joins the worker.
+  // Stops taking new translations (503, /health "draining"); what is queued is still translated.
+  void begin_draining() { draining_ = true; }
+  // Stops taking translations, finishes the queued ones and joins the worker.
   void drain();
   bool draining() const { return draining_; }
   int queued_sentences() const { return queue_->queued_sentences(); }

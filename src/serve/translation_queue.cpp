@@ -25,6 +25,7 @@ struct TranslationQueue::Job {
 
 std::string JobOptions::key() const {
   std::ostringstream k;
+  k << std::hexfloat;  // exact: options that differ in the last bit of alpha never share a batch
   const SearchOptions& s = search;
   k << s.beam_size << ' ' << s.length_penalty << ' ' << s.max_length_a << ' ' << s.max_length_b << ' '
     << s.min_length << ' ' << s.n_best << ' ' << s.early_stop;
@@ -40,20 +41,21 @@ std::string JobOptions::key() const {
 TranslationQueue::TranslationQueue(std::vector<ServedModel>& models, const std::vector<ModelSpec>& specs,
                                    BatchOptions batching, int max_queue, int threads, Metrics& metrics)
     : models_(models), batching_(batching), max_queue_(max_queue), threads_(threads), metrics_(metrics) {
-  std::promise<void> loaded;
-  worker_ = std::thread([this, &specs, &loaded] {
+  auto loaded = std::make_shared<std::promise<void>>();
+  std::future<void> ready = loaded->get_future();
+  worker_ = std::thread([this, specs, loaded] {
     if (threads_ > 0) omp_set_num_threads(threads_);  // per thread: set in the thread that runs the products
     try {
       for (const ModelSpec& spec : specs) models_.push_back({spec, load_model_directory(spec.dir)});
-      loaded.set_value();
+      loaded->set_value();
     } catch (...) {
-      loaded.set_exception(std::current_exception());
+      loaded->set_exception(std::current_exception());
       return;
     }
     work();
   });
   try {
-    loaded.get_future().get();
+    ready.get();
   } catch (...) {
     worker_.join();
     throw;
@@ -79,7 +81,8 @@ int TranslationQueue::queued_sentences() const {
 void TranslationQueue::wait(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Job>& job,
                             Clock::time_point deadline) {
   if (!job_done_.wait_until(lock, deadline, [&] { return job->remaining == 0; })) {
-    job->cancelled = true;
+    job->cancelled = true;  // a batch already running it finishes; what still waits is dropped now
+    std::erase_if(queue_, [&](const Item& item) { return item.job == job; });
     const double waited = std::chrono::duration<double>(Clock::now() - job->arrived).count();
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%.1f", waited);
@@ -103,6 +106,9 @@ std::vector<SentenceResult> TranslationQueue::translate(int model, const JobOpti
   if (stopping_) throw ApiError(503, "The server is shutting down");
   std::size_t queued = 0;
   for (const auto& s : job->sources) queued += !s.empty();
+  if (queued > static_cast<std::size_t>(max_queue_))
+    throw ApiError(400, "Invalid request: " + std::to_string(queued) + " sentences, more than the queue holds (" +
+                            std::to_string(max_queue_) + ")");
   if (queue_.size() + queued > static_cast<std::size_t>(max_queue_))
     throw ApiError(429, "Slowdown: the translation queue is full (" + std::to_string(queue_.size()) +
                             " sentences waiting, at most " + std::to_string(max_queue_) + "); retry later");
@@ -174,7 +180,18 @@ void TranslationQueue::work() {
       job_done_.notify_all();
       continue;
     }
-    translate_batch(lock);
+    try {
+      translate_batch(lock);
+    } catch (const std::exception& e) {  // out of memory while forming a batch: fail its oldest request, go on
+      if (!lock.owns_lock()) lock.lock();
+      if (!queue_.empty()) {
+        const std::shared_ptr<Job> failed = queue_.front().job;
+        failed->error = e.what();
+        std::erase_if(queue_, [&](const Item& item) { return item.job == failed; });
+        failed->remaining = 0;
+        job_done_.notify_all();
+      }
+    }
   }
 }
 

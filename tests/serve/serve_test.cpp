@@ -315,7 +315,13 @@ TEST_F(Serve, BadRequestsGetClearErrors) {
        "application/json", 400, "Invalid request: request (129) exceeds text limit (128)"},
       {"/translate", json({{"q", std::string(5001, 'a')}, {"source", "xx"}, {"target", "yy"}}).dump(),
        "application/json", 400, "Invalid request: request (5001) exceeds text limit (5000)"},
-      {"/v1/translate", R"({"q":"a","beam":0})", "application/json", 400, "beam must be an integer from 1 to 1000"},
+      {"/v1/translate", R"({"q":"a","beam":0})", "application/json", 400, "beam must be an integer from 1 to 32"},
+      {"/v1/translate", R"({"q":"a","beam":33})", "application/json", 400, "beam must be an integer from 1 to 32"},
+      {"/v1/translate", R"({"q":"a","beam":1e999})", "application/json", 400, "the body is not JSON"},
+      {"/v1/translate", R"({"q":"a","beam":)" + std::string(40, '[') + std::string(40, ']') + "}", "application/json",
+       400, "nested deeper than 32 levels"},
+      {"/translate", R"({"q":"a","source":"xx","target":)" + std::string(100000, '[') + std::string(100000, ']') + "}",
+       "application/json", 400, "nested deeper than 32 levels"},
       {"/v1/translate", R"({"q":"a","alpha":"x"})", "application/json", 400, "alpha must be a number"},
       {"/v1/translate", R"({"q":"a","bean":4})", "application/json", 400, "unknown key \"bean\""},
       {"/v1/translate", R"({"q":"a","model":"xx-zz"})", "application/json", 404, "No model xx-zz"},
@@ -326,6 +332,15 @@ TEST_F(Serve, BadRequestsGetClearErrors) {
       {"/v1/score", R"({"pairs":[{"source":"a"}]})", "application/json", 400, "pairs[0] must be"},
       {"/nowhere", "{}", "application/json", 404, "no such path /nowhere"},
   };
+  // A body without a Content-Length (chunked), or compressed: its size is not known before reading.
+  for (const auto& [headers, status] : std::vector<std::pair<std::string, int>>{
+           {"Transfer-Encoding: chunked\r\n", 411}, {"Content-Encoding: gzip\r\nContent-Length: 4\r\n", 415}}) {
+    testing::RawConnection c(port());
+    c.send("POST /translate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" + headers + "\r\n");
+    const std::string answer = c.receive(5);
+    EXPECT_EQ(answer.rfind("HTTP/1.1 " + std::to_string(status), 0), 0u) << answer;
+    EXPECT_NE(answer.find("{\"error\":"), std::string::npos) << answer;
+  }
   for (const Case& c : cases) {
     const Reply r = post(port(), c.path, c.body, c.type);
     EXPECT_EQ(r.status, c.status) << c.path << " " << c.body.substr(0, 80) << " -> " << r.text.substr(0, 200);
@@ -392,11 +407,24 @@ TEST(ServeLimits, ApiKeys) {
 
 TEST(ServeLimits, FullQueueAndTimeLimit) {
   {
-    ServerProcess server({"--model", kModel, "--max-queue", "2"});
-    const Reply r = post(server.port(), "/translate", R"({"q":["alpha","beta","gamma"],"source":"xx","target":"yy"})");
+    ServerProcess server({"--model", kModel, "--max-queue", "2", "--batch-wait-ms", "1500"});
+    // More sentences than the queue can ever hold: not "retry later", a bad request.
+    Reply r = post(server.port(), "/translate", R"({"q":["alpha","beta","gamma"],"source":"xx","target":"yy"})");
+    EXPECT_EQ(r.status, 400) << r.text;
+    EXPECT_NE(r.text.find("more than the queue holds (2)"), std::string::npos) << r.text;
+    // Two sentences wait 1.5 s for company and fill the queue: one more is told to slow down.
+    Reply first;
+    std::thread waiting([&] {
+      first = post(server.port(), "/translate", R"({"q":["alpha","beta"],"source":"xx","target":"yy"})");
+    });
+    for (int i = 0; i < 100 && get(server.port(), "/metrics").text.find("\nattn_queued_sentences 2\n") == std::string::npos; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    r = post(server.port(), "/translate", R"({"q":"gamma","source":"xx","target":"yy"})");
     EXPECT_EQ(r.status, 429) << r.text;
     EXPECT_EQ(r.body["error"].get<std::string>().rfind("Slowdown: ", 0), 0u) << r.text;
-    EXPECT_EQ(post(server.port(), "/translate", R"({"q":["alpha","beta"],"source":"xx","target":"yy"})").status, 200);
+    waiting.join();
+    EXPECT_EQ(first.status, 200) << first.text;
+    EXPECT_EQ(post(server.port(), "/translate", R"({"q":"gamma","source":"xx","target":"yy"})").status, 200);
     EXPECT_EQ(server.stop(), 0);
   }
   {  // 10 ms to answer, but a sentence waits 200 ms for company: too late, and said so.
@@ -407,6 +435,21 @@ TEST(ServeLimits, FullQueueAndTimeLimit) {
     EXPECT_EQ(get(server.port(), "/health").status, 200);
     EXPECT_EQ(server.stop(), 0);
   }
+}
+
+// A scoring request that times out while the worker runs it: 503, and the worker finishes it on
+// its own copies (under AddressSanitizer, a read of the request's unwound frame would be caught).
+TEST(ServeLimits, ScoreThatTimesOutWhileRunning) {
+  ServerProcess server({"--model", kModel, "--timeout", "0.002"});
+  json pairs = json::array();
+  for (const auto& line : read_lines(kDevSource)) pairs.push_back({{"source", line}, {"target", line}});
+  for (int i = 0; i < 3; ++i) {
+    const Reply r = post(server.port(), "/v1/score", json({{"pairs", pairs}, {"attention", true}}).dump());
+    EXPECT_TRUE(r.status == 503 || r.status == 200) << r.text;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(get(server.port(), "/health").status, 200);
+  EXPECT_EQ(server.stop(), 0);
 }
 
 // Sentences of concurrent requests share batches: fewer batches than sentences, and the counters
@@ -437,7 +480,7 @@ TEST(ServeLimits, BatchesConcurrentRequestsAndCountsThem) {
 
 // SIGTERM while requests are in flight: each is answered in full, then the server exits 0.
 TEST(ServeLimits, SigtermFinishesWhatIsInFlight) {
-  ServerProcess server({"--model", kModel, "--batch-wait-ms", "500"});
+  ServerProcess server({"--model", kModel, "--batch-wait-ms", "2000"});
   const auto lines = read_lines(kDevSource);
   std::vector<std::thread> clients;
   std::vector<Reply> replies(8);
@@ -445,7 +488,12 @@ TEST(ServeLimits, SigtermFinishesWhatIsInFlight) {
     clients.emplace_back([&, c] {
       replies[c] = post(server.port(), "/translate", json({{"q", lines[c]}, {"source", "xx"}, {"target", "yy"}}).dump());
     });
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // they wait for company for 500 ms
+  // Until the 8 sentences are queued (they wait 2 s for company; at most 10 s for the clients).
+  for (int i = 0; i < 500; ++i) {
+    const std::string metrics = get(server.port(), "/metrics").text;
+    if (metrics.find("\nattn_queued_sentences 8\n") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   const int port = server.port();
   EXPECT_EQ(server.stop(SIGTERM), 0);
   for (auto& t : clients) t.join();
