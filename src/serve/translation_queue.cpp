@@ -19,7 +19,6 @@ struct TranslationQueue::Job {
   std::size_t remaining = 0;
   std::function<void(Transformer&)> task;  // instead of sentences
   Clock::time_point arrived;
-  bool cancelled = false;  // its requester gave up: drop what is still queued
   std::string error;       // translation failed
 };
 
@@ -81,7 +80,7 @@ int TranslationQueue::queued_sentences() const {
 void TranslationQueue::wait(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Job>& job,
                             Clock::time_point deadline) {
   if (!job_done_.wait_until(lock, deadline, [&] { return job->remaining == 0; })) {
-    job->cancelled = true;  // a batch already running it finishes; what still waits is dropped now
+    // Its requester gives up: what still waits is dropped now (a batch already running it finishes).
     std::erase_if(queue_, [&](const Item& item) { return item.job == job; });
     const double waited = std::chrono::duration<double>(Clock::now() - job->arrived).count();
     char seconds[32];
@@ -159,7 +158,6 @@ void TranslationQueue::work() {
   std::unique_lock lock(mutex_);
   for (;;) {
     work_ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-    while (!queue_.empty() && queue_.front().job->cancelled) queue_.pop_front();
     if (queue_.empty()) {
       if (stopping_) return;
       continue;
@@ -198,7 +196,7 @@ void TranslationQueue::work() {
 void TranslationQueue::translate_batch(std::unique_lock<std::mutex>& lock) {
   const std::shared_ptr<Job> oldest = queue_.front().job;
   const auto compatible = [&](const Item& item) {
-    return !item.job->task && !item.job->cancelled && item.job->model == oldest->model && item.job->key == oldest->key;
+    return !item.job->task && item.job->model == oldest->model && item.job->key == oldest->key;
   };
   // Wait for company unless a batch is full: at most wait_ms after the oldest sentence arrived or
   // the worker became free, whichever is later. (Under load the clients just answered send their
@@ -217,7 +215,7 @@ void TranslationQueue::translate_batch(std::unique_lock<std::mutex>& lock) {
       break;
     work_ready_.wait_until(lock, until);
   }
-  if (queue_.empty() || queue_.front().job != oldest || oldest->cancelled) return;  // gave up meanwhile: look again
+  if (queue_.empty() || queue_.front().job != oldest) return;  // its requester gave up meanwhile: look again
   // Candidates longest first; the batch is the window around the oldest sentence that fits.
   std::vector<std::size_t> candidates;  // positions in queue_
   for (std::size_t p = 0; p < queue_.size(); ++p)
