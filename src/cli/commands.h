@@ -4,6 +4,9 @@
 
 namespace attn::cli {
 
+// Thrown to exit with status 1 when the error has already been told (by another rank of the job).
+struct QuietFailure {};
+
 void add_corpus_command(CLI::App& app);
 void add_vocab_command(CLI::App& app);
 void add_bleu_command(CLI::App& app);

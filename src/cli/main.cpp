@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const attn::cli::QuietFailure&) {
+    return 1;
   } catch (const attn::Error& e) {
     std::cerr << "attn: error: " << e.what() << "\n";
     return 1;

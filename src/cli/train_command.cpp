@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "train/dist/communicator.h"
 #include "train/trainer.h"
 
 namespace attn::cli {
@@ -49,9 +50,26 @@ void run(const TrainArguments& args) {
     std::cout << options_to_json(options).dump(2) << "\n";
     return;
   }
-  Trainer trainer(options, std::cerr);
-  const TrainResult r = trainer.run(args.resume);
-  if (r.stop_reason == "interrupted") throw Error("training interrupted; continue with --resume");
+  // Under mpirun every rank runs this; alone, one process.
+  const std::unique_ptr<dist::Communicator> ranks = dist::world();
+  TrainResult r;
+  try {
+    r = Trainer(options, std::cerr, *ranks).run(args.resume);
+  } catch (const dist::JobError&) {
+    // Every rank raised it together: rank 0 tells, every rank exits non-zero normally.
+    if (ranks->rank() == 0) throw;
+    throw QuietFailure{};
+  } catch (const std::exception& e) {
+    if (ranks->size() == 1) throw;
+    // This rank alone: the others may wait for it in a collective, so the whole job ends now.
+    std::cerr << "attn: error on rank " << ranks->rank() << " of " << ranks->size() << ": " << e.what()
+              << "\nattn: stopping every rank; continue from the last checkpoint with --resume" << std::endl;
+    ranks->abort(1);
+  }
+  if (r.stop_reason == "interrupted") {
+    if (ranks->rank() != 0) throw QuietFailure{};
+    throw Error("training interrupted; continue with --resume");
+  }
 }
 
 }  // namespace

@@ -77,6 +77,13 @@ class Batcher {
 
   BatchingStatistics statistics(const EpochBatches& batches) const;
 
+  // The target tokens of a batch of these pairs (Batch::target_tokens after fill), without filling it.
+  std::size_t target_tokens(std::span<const std::uint32_t> pairs) const {
+    std::size_t n = 0;
+    for (const std::uint32_t pair : pairs) n += target_cost(pair);
+    return n;
+  }
+
   const BatchingOptions& options() const { return options_; }
 
  private:

@@ -42,7 +42,7 @@ CheckpointContents contents_of(const SafetensorsFile& file) {
 void to_json(nlohmann::json& j, const TrainingProgress& p) {
   j = {{"step", p.step}, {"epoch", p.epoch}, {"next_batch", p.next_batch}, {"target_tokens", p.target_tokens},
        {"elapsed_seconds", p.elapsed_seconds}, {"best_valid_loss", p.best_valid_loss}, {"best_step", p.best_step},
-       {"validations_without_improvement", p.validations_without_improvement}};
+       {"validations_without_improvement", p.validations_without_improvement}, {"ranks", p.ranks}};
 }
 
 void from_json(const nlohmann::json& j, TrainingProgress& p) {
@@ -54,6 +54,7 @@ void from_json(const nlohmann::json& j, TrainingProgress& p) {
   p.best_valid_loss = j.at("best_valid_loss");
   p.best_step = j.at("best_step");
   p.validations_without_improvement = j.at("validations_without_improvement");
+  p.ranks = j.value("ranks", 1);  // checkpoints from before distributed training
 }
 
 void save_checkpoint(const std::filesystem::path& path, const Transformer& model, AdamOptimizer& optimizer,

@@ -28,6 +28,8 @@ struct TrainingProgress {
   double best_valid_loss = 1e300;   // best validation cross-entropy so far
   std::int64_t best_step = 0;
   int validations_without_improvement = 0;
+  int ranks = 1;                    // processes of the run that wrote it (the global batch is
+                                    // batch_tokens x ranks x accumulate)
 };
 
 void to_json(nlohmann::json& j, const TrainingProgress& p);

@@ -7,9 +7,12 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +20,7 @@
 #include "core/clock_text.h"
 #include "core/error.h"
 #include "core/seed.h"
+#include "core/sha256.h"
 #include "core/text_file.h"
 #include "data/batcher.h"
 #include "data/parallel_corpus.h"
@@ -74,201 +78,424 @@ void truncate_log(const std::filesystem::path& path, std::int64_t step) {
   write_file_atomic(path, kept);
 }
 
+
+std::string file_sha256(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw_in(path, "cannot open");
+  Sha256 hash;
+  std::vector<char> buffer(1 << 20);
+  while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0)
+    hash.update(buffer.data(), static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) throw_in(path, "read failed");
+  return to_hex(hash.finish());
+}
+
+// What must be the same on every rank: the options (but not where each rank finds its files,
+// nor its thread count) and the contents of the data files.
+nlohmann::json job_fingerprint(const TrainOptions& o) {
+  nlohmann::json j = options_to_json(o);
+  for (const char* key : {"train_source", "train_target", "valid_source", "valid_target", "vocabulary"}) {
+    const std::string path = j.at(key);
+    j.erase(key);
+    if (!path.empty()) j[std::string("contents of ") + key + " (sha256)"] = file_sha256(path);
+  }
+  j.erase("run_dir");
+  j.erase("threads");
+  return j;
+}
+
+// "rank 1 differs from rank 0: batch_tokens is 512 on rank 1, 1024 on rank 0; ..." or "".
+std::string fingerprint_differences(const std::vector<std::string>& all) {
+  const nlohmann::json first = nlohmann::json::parse(all.at(0));
+  std::string text;
+  for (std::size_t r = 1; r < all.size(); ++r) {
+    const nlohmann::json other = nlohmann::json::parse(all[r]);
+    std::string diffs;
+    nlohmann::json keys = first;
+    keys.update(other);
+    for (const auto& [key, unused] : keys.items()) {
+      const std::string a = first.contains(key) ? first[key].dump() : "(absent)";
+      const std::string b = other.contains(key) ? other[key].dump() : "(absent)";
+      if (a != b) diffs += (diffs.empty() ? "" : ", ") + key + " is " + b + " on rank " + std::to_string(r) + ", " + a + " on rank 0";
+    }
+    if (!diffs.empty()) text += (text.empty() ? "" : "; ") + ("rank " + std::to_string(r) + " differs from rank 0: " + diffs);
+  }
+  return text;
+}
+
+// Threads per rank when the options leave it open: the cores this process may use (mpirun binds
+// each rank to its cores), shared with the other ranks on this node when it is not bound.
+int default_threads(const dist::Communicator& ranks) {
+  int n = omp_get_num_procs();
+  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const int local_ranks = local ? std::max(1, std::atoi(local)) : 1;
+  if (ranks.size() > 1 && n >= static_cast<int>(std::thread::hardware_concurrency())) n /= local_ranks;
+  return std::max(1, n);
+}
+
 }  // namespace
 
-Trainer::Trainer(TrainOptions options, std::ostream& log) : options_(std::move(options)), log_(log) {}
+// One run of the training loop: setup in the constructor, then stop_reason() / update() /
+// after_update() until stop_reason() names one, then finish().
+class Trainer::Run {
+ public:
+  Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks, bool resume);
+  // Agrees with the other ranks on what depends on signals and rank 0's clock (time budget,
+  // checkpoints by time, snapshots), does the saving that asks for, and returns why to stop, or "".
+  std::string stop_reason();
+  void update();        // one optimizer update over the global batch
+  void after_update();  // progress line, validation, checkpoints by steps
+  TrainResult finish(std::string stop_reason);
 
-TrainResult Trainer::run(bool resume) {
-  TrainOptions& o = options_;
-  validate(o);
+ private:
+  bool leader() const { return ranks_.rank() == 0; }
+  double elapsed() const { return start_elapsed_ + std::chrono::duration<double>(Clock::now() - started_).count(); }
+  void save();
+  void check_ranks_agree_on_weights();
+
+  TrainOptions& o_;
+  dist::Communicator& ranks_;
+  std::ostream silent_{nullptr};
+  std::ostream& log_;  // rank 0: the caller's log; other ranks: silent_
+  std::filesystem::path run_, checkpoints_;
+  std::optional<data::Vocabulary> vocabulary_;
+  std::unique_ptr<data::ParallelCorpus> corpus_;
+  std::unique_ptr<data::Batcher> batcher_;
+  std::unique_ptr<Validation> validation_;  // rank 0
+  std::unique_ptr<Transformer> model_;
+  std::unique_ptr<AdamOptimizer> adam_;
+  TrainingProgress progress_;
+  std::ofstream jsonl_;  // rank 0
+  nlohmann::json options_json_;
+  LearningRateSchedule schedule_{};
+  data::EpochBatches epoch_;
+  std::vector<data::Batch> batches_;  // this rank's share of one update
+  DeviceBuffer<float> gradient_sum_;  // the earlier batches' gradient while the next one's is computed
+  Clock::time_point started_ = Clock::now(), last_save_ = Clock::now(), window_start_ = Clock::now();
+  double start_elapsed_ = 0;  // training time of earlier runs (from the checkpoint)
+  std::int64_t first_step_ = 0;
+  double lr_ = 0;
+  // Progress window for the live line; loss sums are this rank's, tokens the global batch's.
+  double window_loss_ = 0, window_nll_ = 0, window_comm_ = 0;
+  std::int64_t window_tokens_ = 0;
+};
+
+Trainer::Run::Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks, bool resume)
+    : o_(o), ranks_(ranks), log_(ranks.rank() == 0 ? log : silent_) {
+  run_ = o.run_dir;
+  checkpoints_ = run_ / "checkpoints";
+  std::vector<std::filesystem::path> existing;
+  dist::on_every_rank(ranks_, [&] {
+    validate(o);
+    if (leader()) {
+      std::filesystem::create_directories(checkpoints_);
+      existing = list_checkpoints(checkpoints_);
+      if (!resume && !existing.empty())
+        throw Error("run folder " + run_.string() + " already holds checkpoints (" + existing.back().filename().string() +
+                    "): continue it with --resume, or choose another --run-dir");
+      if (resume && existing.empty()) throw Error("--resume: no checkpoint in " + checkpoints_.string());
+    }
+  });
   if (o.threads > 0) omp_set_num_threads(o.threads);
-  const std::filesystem::path run = o.run_dir;
-  const std::filesystem::path checkpoints = run / "checkpoints";
-  std::filesystem::create_directories(checkpoints);
-  const auto existing = list_checkpoints(checkpoints);
-  if (!resume && !existing.empty())
-    throw Error("run folder " + run.string() + " already holds checkpoints (" + existing.back().filename().string() +
-                "): continue it with --resume, or choose another --run-dir");
-  if (resume && existing.empty()) throw Error("--resume: no checkpoint in " + checkpoints.string());
+  else if (ranks_.size() > 1) omp_set_num_threads(default_threads(ranks_));
+
+  // Every rank must train the same job on the same data.
+  if (ranks_.size() > 1) {
+    std::string mine;
+    dist::on_every_rank(ranks_, [&] { mine = job_fingerprint(o).dump(); });
+    if (const std::string diff = fingerprint_differences(ranks_.gather_all(mine)); !diff.empty())
+      throw dist::JobError(diff);
+  }
 
   // Data.
-  const data::Vocabulary vocabulary = data::Vocabulary::load(o.vocabulary);
-  o.model.vocab_size = vocabulary.size();
-  data::ParallelCorpusOptions corpus_options;
-  corpus_options.source_file = o.train_source;
-  corpus_options.target_file = o.train_target;
-  corpus_options.cache_dir = run / "cache";
-  corpus_options.max_tokens = static_cast<std::size_t>(o.max_length);
-  corpus_options.log = &log_;
-  const data::ParallelCorpus corpus = data::ParallelCorpus::load(vocabulary, corpus_options);
-  if (corpus.size() == 0) throw Error("no usable sentence pairs in " + o.train_source + " / " + o.train_target);
-  const data::Batcher batcher(corpus, {static_cast<std::size_t>(o.batch_tokens), o.seed});
-  std::unique_ptr<Validation> validation;
-  if (!o.valid_source.empty()) validation = std::make_unique<Validation>(o, vocabulary, run / "cache", log_);
+  dist::on_every_rank(ranks_, [&] {
+    vocabulary_.emplace(data::Vocabulary::load(o.vocabulary));
+    o.model.vocab_size = vocabulary_->size();
+    data::ParallelCorpusOptions corpus_options;
+    corpus_options.source_file = o.train_source;
+    corpus_options.target_file = o.train_target;
+    corpus_options.cache_dir = run_ / "cache";
+    corpus_options.max_tokens = static_cast<std::size_t>(o.max_length);
+    corpus_options.log = &log_;
+    corpus_ = std::make_unique<data::ParallelCorpus>(data::ParallelCorpus::load(*vocabulary_, corpus_options));
+    if (corpus_->size() == 0) throw Error("no usable sentence pairs in " + o.train_source + " / " + o.train_target);
+    batcher_ = std::make_unique<data::Batcher>(*corpus_, data::BatchingOptions{static_cast<std::size_t>(o.batch_tokens), o.seed});
+    if (leader() && !o.valid_source.empty()) validation_ = std::make_unique<Validation>(o, *vocabulary_, run_ / "cache", log_);
+  });
 
-  // Model and optimizer, fresh or from the newest checkpoint that loads.
-  Transformer model(o.model, cpu_backend(parse_matmul_precision(o.precision)));
-  AdamOptimizer adam(model, {o.adam_beta1, o.adam_beta2, o.adam_eps});
-  TrainingProgress progress;
-  if (resume) {
-    bool loaded = false;
-    for (auto it = existing.rbegin(); it != existing.rend() && !loaded; ++it) {
-      try {
-        progress = load_checkpoint(*it, model, &adam).progress;
-        log_ << "resuming from " << it->string() << " (step " << progress.step << ", epoch " << progress.epoch + 1 << ")\n";
-        loaded = true;
-      } catch (const Error& e) {
-        log_ << "warning: " << e.what() << "; trying an older checkpoint\n";
+  // Model and optimizer: rank 0 starts them fresh or from the newest checkpoint that loads, and
+  // every other rank receives its weights, moments and progress.
+  model_ = std::make_unique<Transformer>(o.model, cpu_backend(parse_matmul_precision(o.precision)));
+  adam_ = std::make_unique<AdamOptimizer>(*model_, AdamOptions{o.adam_beta1, o.adam_beta2, o.adam_eps});
+  dist::on_every_rank(ranks_, [&] {
+    if (!leader()) return;
+    if (resume) {
+      bool loaded = false;
+      for (auto it = existing.rbegin(); it != existing.rend() && !loaded; ++it) {
+        try {
+          progress_ = load_checkpoint(*it, *model_, adam_.get()).progress;
+          log_ << "resuming from " << it->string() << " (step " << progress_.step << ", epoch " << progress_.epoch + 1 << ")\n";
+          loaded = true;
+        } catch (const Error& e) {
+          log_ << "warning: " << e.what() << "; trying an older checkpoint\n";
+        }
       }
+      if (!loaded) throw Error("--resume: no checkpoint in " + checkpoints_.string() + " could be loaded");
+      if (progress_.ranks != ranks_.size())
+        log_ << "note: the checkpoint was written by a run of " << progress_.ranks << " rank(s); continuing with "
+             << ranks_.size() << ": same weights, optimizer state and place in the data, but the global batch is now "
+             << o.batch_tokens << " x " << ranks_.size() << " x " << o.accumulate << " tokens\n";
+    } else {
+      model_->initialize(o.seed);
+      log_ << "model: " << model_->parameter_count() << " parameters (" << nlohmann::json(o.model).dump() << "), "
+           << o.precision << " matrix products\n";
     }
-    if (!loaded) throw Error("--resume: no checkpoint in " + checkpoints.string() + " could be loaded");
-  } else {
-    model.initialize(o.seed);
-    log_ << "model: " << model.parameter_count() << " parameters (" << nlohmann::json(o.model).dump() << "), "
-         << o.precision << " matrix products\n";
+  });
+  if (ranks_.size() > 1) {
+    const std::size_t n = static_cast<std::size_t>(model_->parameter_count()) * sizeof(float);
+    ranks_.broadcast(model_->parameters(), n, 0);
+    ranks_.broadcast(adam_->first_moment(), n, 0);
+    ranks_.broadcast(adam_->second_moment(), n, 0);
+    std::string progress = nlohmann::json(progress_).dump();
+    dist::broadcast(ranks_, progress, 0);
+    progress_ = nlohmann::json::parse(progress).get<TrainingProgress>();
+    std::int64_t steps = adam_->steps();
+    ranks_.broadcast(&steps, sizeof steps, 0);
+    adam_->set_steps(steps);
+    log_ << ranks_.size() << " ranks (" << ranks_.description() << "), " << omp_get_max_threads()
+         << " thread(s) on rank 0; global batch: batch_tokens " << o.batch_tokens << " x " << ranks_.size()
+         << " ranks x accumulate " << o.accumulate << "\n";
   }
-  write_file_atomic(run / "config.json", options_to_json(o).dump(2) + "\n");
-  truncate_log(run / "train.jsonl", progress.step);
-  std::ofstream jsonl(run / "train.jsonl", std::ios::app);
+  progress_.ranks = ranks_.size();
 
-  const LearningRateSchedule schedule{o.model.d_model, o.warmup_steps, o.lr_scale};
-  const nlohmann::json options_json = options_to_json(o);
-  StopSignals signals;
-  const auto started = Clock::now();
-  // Training time of earlier runs (from the checkpoint) plus this run's.
-  const double start_elapsed = progress.elapsed_seconds;
-  auto elapsed = [&] { return start_elapsed + std::chrono::duration<double>(Clock::now() - started).count(); };
-  auto last_save = Clock::now();
+  options_json_ = options_to_json(o);
+  if (leader()) {
+    write_file_atomic(run_ / "config.json", options_json_.dump(2) + "\n");
+    truncate_log(run_ / "train.jsonl", progress_.step);
+    jsonl_.open(run_ / "train.jsonl", std::ios::app);
+  }
+  schedule_ = LearningRateSchedule{o.model.d_model, o.warmup_steps, o.lr_scale};
+  start_elapsed_ = progress_.elapsed_seconds;
+  first_step_ = progress_.step;
+  epoch_ = batcher_->epoch(static_cast<std::uint64_t>(progress_.epoch));
+  batches_.resize(static_cast<std::size_t>(o.accumulate));
+  if (o.accumulate > 1) gradient_sum_.resize(model_->backend(), static_cast<std::size_t>(model_->parameter_count()));
+}
 
-  auto save = [&] {
-    progress.elapsed_seconds = elapsed();
-    save_checkpoint(checkpoint_path(checkpoints, progress.step), model, adam, progress, options_json);
-    auto all = list_checkpoints(checkpoints);
-    for (std::size_t i = 0; i + static_cast<std::size_t>(o.keep_checkpoints) < all.size(); ++i)
-      std::filesystem::remove(all[i]);
-    last_save = Clock::now();
-  };
+std::string Trainer::Run::stop_reason() {
+  // Signals reach each rank on its own; the clock that counts is rank 0's.
+  enum { kSignal, kTimeBudget, kSaveByTime, kSnapshotMinute, kCount };
+  std::int64_t control[kCount] = {g_stop_signal != 0 ? 1 : 0, 0, 0, 0};
+  if (leader()) {
+    const double now = elapsed();
+    control[kTimeBudget] = o_.time_budget_minutes > 0 && now >= o_.time_budget_minutes * 60;
+    control[kSaveByTime] = o_.save_every_minutes > 0 &&
+                           std::chrono::duration<double>(Clock::now() - last_save_).count() >= o_.save_every_minutes * 60;
+    control[kSnapshotMinute] = snapshot_minute(now, o_.snapshot_every_minutes);
+  }
+  ranks_.sum(control, kCount);
+  if (const auto minute = static_cast<int>(control[kSnapshotMinute]); minute > 0 && leader()) {
+    const auto folder = run_ / "snapshots" / snapshot_name(minute);
+    if (!std::filesystem::exists(folder))
+      save_model_directory(folder, *model_, *vocabulary_, {{"step", std::to_string(progress_.step)},
+                                                          {"minutes", std::to_string(minute)}});
+  }
+  if (control[kSaveByTime] && progress_.step > first_step_) save();
+  if (control[kSignal]) return "interrupted";
+  if (o_.max_steps > 0 && progress_.step >= o_.max_steps) return "max_steps";
+  if (control[kTimeBudget]) return "time_budget";
+  if (o_.max_epochs > 0 && progress_.epoch >= o_.max_epochs) return "max_epochs";
+  if (o_.early_stopping > 0 && progress_.validations_without_improvement >= o_.early_stopping) return "early_stopping";
+  return "";
+}
 
-  data::EpochBatches epoch = batcher.epoch(static_cast<std::uint64_t>(progress.epoch));
-  std::vector<data::Batch> batches(static_cast<std::size_t>(o.accumulate));
-  // Progress window for the live line.
-  double window_loss = 0, window_nll = 0;
-  std::int64_t window_tokens = 0, window_steps = 0;
-  auto window_start = Clock::now();
-  const std::int64_t first_step = progress.step;
-  TrainResult result;
+void Trainer::Run::update() {
+  // The global batch: ranks x accumulate consecutive batches of the epoch order (fewer where the
+  // epoch limit falls inside it). Every rank walks all of them, to count the global batch's target
+  // tokens, and fills its own share; the gradient is averaged over all of those tokens.
+  const int per_rank = o_.accumulate;
+  const int slots = ranks_.size() * per_rank;
+  const int first_mine = ranks_.rank() * per_rank;
+  std::int64_t update_tokens = 0;
+  int used = 0, mine = 0;
+  for (int k = 0; k < slots; ++k) {
+    if (progress_.next_batch >= static_cast<std::int64_t>(epoch_.size())) {
+      ++progress_.epoch;
+      progress_.next_batch = 0;
+      if (o_.max_epochs > 0 && progress_.epoch >= o_.max_epochs) break;
+      epoch_ = batcher_->epoch(static_cast<std::uint64_t>(progress_.epoch));
+    }
+    const auto pairs = epoch_.pairs(static_cast<std::size_t>(progress_.next_batch++));
+    update_tokens += static_cast<std::int64_t>(batcher_->target_tokens(pairs));
+    if (k >= first_mine && k < first_mine + per_rank) batcher_->fill(pairs, batches_[static_cast<std::size_t>(mine++)]);
+    ++used;
+  }
+  if (used == 0) return;  // the epoch limit was reached exactly at a boundary
+  // Each batch's gradient is computed from zero and added to the sum of the earlier ones, the
+  // way the ranks' gradients are added: 1 rank accumulating 2 batches then sums exactly what 2
+  // ranks of 1 batch sum, to the bit.
+  Backend& be = model_->backend();
+  const std::int64_t n = model_->parameter_count();
+  model_->zero_gradients();
+  for (int i = 0; i < mine; ++i) {
+    if (i > 0) {
+      be.copy(gradient_sum_.data(), model_->gradients(), static_cast<std::size_t>(n) * sizeof(float));
+      model_->zero_gradients();
+    }
+    // Dropout masks follow the batch's place in the global batch, whoever trains it.
+    const std::uint64_t slot = static_cast<std::uint64_t>(first_mine + i);
+    const nn::Dropout dropout{o_.model.dropout, derive_seed(o_.seed, static_cast<std::uint64_t>(progress_.step) * 1024 + slot)};
+    const LossSums s = model_->forward_backward(view_of(batches_[static_cast<std::size_t>(i)]), dropout,
+                                                1.0f / static_cast<float>(update_tokens));
+    if (i > 0) be.accumulate(gradient_sum_.data(), model_->gradients(), n);
+    window_loss_ += s.loss;
+    window_nll_ += s.nll;
+  }
+  if (ranks_.size() > 1) {
+    const auto t0 = Clock::now();
+    ranks_.sum(model_->gradients(), static_cast<std::size_t>(model_->parameter_count()));
+    window_comm_ += std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+  float grad_scale = 1.0f;
+  if (o_.clip_norm > 0) {
+    const double norm = std::sqrt(model_->backend().sum_squares(model_->gradients(), model_->parameter_count()));
+    if (norm > o_.clip_norm) grad_scale = static_cast<float>(o_.clip_norm / norm);
+  }
+  lr_ = schedule_(progress_.step + 1);
+  adam_->step(static_cast<float>(lr_), grad_scale);
+  ++progress_.step;
+  progress_.target_tokens += update_tokens;
+  window_tokens_ += update_tokens;
+}
 
-  while (true) {
-    // Stopping conditions, checked between updates.
-    if (g_stop_signal) result.stop_reason = "interrupted";
-    else if (o.max_steps > 0 && progress.step >= o.max_steps) result.stop_reason = "max_steps";
-    else if (o.time_budget_minutes > 0 && elapsed() >= o.time_budget_minutes * 60) result.stop_reason = "time_budget";
-    else if (o.max_epochs > 0 && progress.epoch >= o.max_epochs) result.stop_reason = "max_epochs";
-    else if (o.early_stopping > 0 && progress.validations_without_improvement >= o.early_stopping)
-      result.stop_reason = "early_stopping";
-    if (!result.stop_reason.empty()) break;
-
-    // One update: `accumulate` batches, the gradient averaged over all their target tokens.
-    std::int64_t update_tokens = 0;
-    int used = 0;
-    for (auto& b : batches) {
-      if (progress.next_batch >= static_cast<std::int64_t>(epoch.size())) {
-        ++progress.epoch;
-        progress.next_batch = 0;
-        if (o.max_epochs > 0 && progress.epoch >= o.max_epochs) break;
-        epoch = batcher.epoch(static_cast<std::uint64_t>(progress.epoch));
+void Trainer::Run::after_update() {
+  if (progress_.step % o_.log_every == 0) {
+    double sums[2] = {window_loss_, window_nll_};
+    ranks_.sum(sums, 2);
+    const double secs = std::chrono::duration<double>(Clock::now() - window_start_).count();
+    const double loss = sums[0] / static_cast<double>(window_tokens_);
+    const double ppl = std::exp(sums[1] / static_cast<double>(window_tokens_));
+    const double tps = static_cast<double>(window_tokens_) / secs;
+    const double now = elapsed();
+    // ETA: the nearest of the limits that are set.
+    double eta = -1;
+    const double rate = static_cast<double>(progress_.step - first_step_) / std::max(1e-9, now - start_elapsed_);
+    if (o_.time_budget_minutes > 0) eta = o_.time_budget_minutes * 60 - now;
+    if (o_.max_steps > 0) {
+      const double by_steps = static_cast<double>(o_.max_steps - progress_.step) / std::max(rate, 1e-9);
+      eta = eta < 0 ? by_steps : std::min(eta, by_steps);
+    }
+    char line[320];
+    std::snprintf(line, sizeof line, "step %7lld | epoch %3lld | loss %.4f | ppl %8.2f | lr %.3e | %6.0f tok/s | %s%s%s",
+                  static_cast<long long>(progress_.step), static_cast<long long>(progress_.epoch + 1), loss, ppl, lr_,
+                  tps, clock_text(now).c_str(), eta >= 0 ? " | ETA " : "", eta >= 0 ? clock_text(eta).c_str() : "");
+    log_ << line;
+    if (ranks_.size() > 1) {
+      std::snprintf(line, sizeof line, " | %d ranks, allreduce %.0f%%", ranks_.size(), 100 * window_comm_ / secs);
+      log_ << line;
+    }
+    log_ << std::endl;
+    if (leader()) {
+      nlohmann::json record{{"type", "train"}, {"step", progress_.step}, {"epoch", progress_.epoch + 1},
+                            {"loss", loss}, {"ppl", ppl}, {"lr", lr_}, {"tokens_per_second", tps},
+                            {"target_tokens", progress_.target_tokens}, {"elapsed_seconds", now}};
+      if (ranks_.size() > 1) {
+        record["ranks"] = ranks_.size();
+        record["allreduce_seconds"] = window_comm_;
       }
-      batcher.fill(epoch.pairs(static_cast<std::size_t>(progress.next_batch++)), b);
-      update_tokens += static_cast<std::int64_t>(b.target_tokens);
-      ++used;
+      jsonl_ << record.dump() << std::endl;
     }
-    if (used == 0) continue;  // the epoch limit was reached exactly at a boundary
-    model.zero_gradients();
-    for (int i = 0; i < used; ++i) {
-      const nn::Dropout dropout{o.model.dropout, derive_seed(o.seed, static_cast<std::uint64_t>(progress.step) * 1024 + i)};
-      const LossSums s = model.forward_backward(view_of(batches[i]), dropout, 1.0f / static_cast<float>(update_tokens));
-      window_loss += s.loss;
-      window_nll += s.nll;
-    }
-    float grad_scale = 1.0f;
-    if (o.clip_norm > 0) {
-      const double norm = std::sqrt(model.backend().sum_squares(model.gradients(), model.parameter_count()));
-      if (norm > o.clip_norm) grad_scale = static_cast<float>(o.clip_norm / norm);
-    }
-    const double lr = schedule(progress.step + 1);
-    adam.step(static_cast<float>(lr), grad_scale);
-    ++progress.step;
-    progress.target_tokens += update_tokens;
-    window_tokens += update_tokens;
-    ++window_steps;
+    window_loss_ = window_nll_ = window_comm_ = 0;
+    window_tokens_ = 0;
+    window_start_ = Clock::now();
+  }
 
-    if (progress.step % o.log_every == 0) {
-      const double secs = std::chrono::duration<double>(Clock::now() - window_start).count();
-      const double loss = window_loss / static_cast<double>(window_tokens);
-      const double ppl = std::exp(window_nll / static_cast<double>(window_tokens));
-      const double tps = static_cast<double>(window_tokens) / secs;
-      const double now = elapsed();
-      // ETA: the nearest of the limits that are set.
-      double eta = -1;
-      const double rate = static_cast<double>(progress.step - first_step) / std::max(1e-9, now - start_elapsed);
-      if (o.time_budget_minutes > 0) eta = o.time_budget_minutes * 60 - now;
-      if (o.max_steps > 0) {
-        const double by_steps = static_cast<double>(o.max_steps - progress.step) / std::max(rate, 1e-9);
-        eta = eta < 0 ? by_steps : std::min(eta, by_steps);
-      }
-      char line[256];
-      std::snprintf(line, sizeof line, "step %7lld | epoch %3lld | loss %.4f | ppl %8.2f | lr %.3e | %6.0f tok/s | %s%s%s",
-                    static_cast<long long>(progress.step), static_cast<long long>(progress.epoch + 1), loss, ppl, lr,
-                    tps, clock_text(now).c_str(), eta >= 0 ? " | ETA " : "", eta >= 0 ? clock_text(eta).c_str() : "");
-      log_ << line << std::endl;
-      jsonl << nlohmann::json{{"type", "train"}, {"step", progress.step}, {"epoch", progress.epoch + 1},
-                              {"loss", loss}, {"ppl", ppl}, {"lr", lr}, {"tokens_per_second", tps},
-                              {"target_tokens", progress.target_tokens}, {"elapsed_seconds", now}}
-                   .dump()
-            << std::endl;
-      window_loss = window_nll = 0;
-      window_tokens = window_steps = 0;
-      window_start = Clock::now();
+  if (!o_.valid_source.empty() && progress_.step % o_.valid_every == 0) {
+    // Rank 0 validates; every rank learns the dev loss, so early stopping agrees everywhere.
+    ValidationResult v;
+    if (leader()) v = validation_->run(*model_);
+    ranks_.broadcast(&v.cross_entropy, sizeof v.cross_entropy, 0);
+    const bool best = v.cross_entropy < progress_.best_valid_loss;
+    if (best) {
+      progress_.best_valid_loss = v.cross_entropy;
+      progress_.best_step = progress_.step;
+      progress_.validations_without_improvement = 0;
+      if (leader()) save_model_directory(run_ / "best", *model_, *vocabulary_, {{"step", std::to_string(progress_.step)}});
+    } else {
+      ++progress_.validations_without_improvement;
     }
-
-    if (validation && progress.step % o.valid_every == 0) {
-      const ValidationResult v = validation->run(model);
-      const bool best = v.cross_entropy < progress.best_valid_loss;
-      if (best) {
-        progress.best_valid_loss = v.cross_entropy;
-        progress.best_step = progress.step;
-        progress.validations_without_improvement = 0;
-        save_model_directory(run / "best", model, vocabulary, {{"step", std::to_string(progress.step)}});
-      } else {
-        ++progress.validations_without_improvement;
-      }
-      log_ << "valid step " << progress.step << " | " << v.summary() << (best ? " | new best" : "") << std::endl;
+    if (leader()) {
+      log_ << "valid step " << progress_.step << " | " << v.summary() << (best ? " | new best" : "") << std::endl;
       nlohmann::json record = v.to_json();
       record["type"] = "valid";
-      record["step"] = progress.step;
+      record["step"] = progress_.step;
       record["best"] = best;
       record["elapsed_seconds"] = elapsed();
-      jsonl << record.dump() << std::endl;
-      window_start = Clock::now();  // validation time is not training throughput
+      jsonl_ << record.dump() << std::endl;
     }
-    if (const int minute = snapshot_minute(elapsed(), o.snapshot_every_minutes); minute > 0) {
-      const auto folder = run / "snapshots" / snapshot_name(minute);
-      if (!std::filesystem::exists(folder))
-        save_model_directory(folder, model, vocabulary, {{"step", std::to_string(progress.step)},
-                                                         {"minutes", std::to_string(minute)}});
-    }
-    const bool by_steps = o.save_every > 0 && progress.step % o.save_every == 0;
-    const bool by_time = o.save_every_minutes > 0 &&
-                         std::chrono::duration<double>(Clock::now() - last_save).count() >= o.save_every_minutes * 60;
-    if (by_steps || by_time) save();
+    window_start_ = Clock::now();  // validation time is not training throughput
   }
+  if (o_.save_every > 0 && progress_.step % o_.save_every == 0) save();
+}
+
+// Every rank applied the same updates to the same weights, so the weights must be identical to
+// the bit; checked whenever a checkpoint is written (a reduction that gave ranks different sums
+// would otherwise let them drift apart silently).
+void Trainer::Run::check_ranks_agree_on_weights() {
+  if (ranks_.size() == 1) return;
+  const std::string mine = to_hex(sha256(std::string_view(reinterpret_cast<const char*>(model_->parameters()),
+                                                          static_cast<std::size_t>(model_->parameter_count()) * sizeof(float))));
+  const auto all = ranks_.gather_all(mine);
+  for (std::size_t r = 1; r < all.size(); ++r)
+    if (all[r] != all[0])
+      throw dist::JobError("after step " + std::to_string(progress_.step) + " the weights of rank " + std::to_string(r) +
+                           " differ from rank 0's (the gradient sums were not the same on every rank); the last "
+                           "checkpoint is intact: continue with --resume");
+}
+
+void Trainer::Run::save() {
+  check_ranks_agree_on_weights();
+  if (leader()) {
+    progress_.elapsed_seconds = elapsed();
+    save_checkpoint(checkpoint_path(checkpoints_, progress_.step), *model_, *adam_, progress_, options_json_);
+    auto all = list_checkpoints(checkpoints_);
+    for (std::size_t i = 0; i + static_cast<std::size_t>(o_.keep_checkpoints) < all.size(); ++i)
+      std::filesystem::remove(all[i]);
+  }
+  last_save_ = Clock::now();
+}
+
+TrainResult Trainer::Run::finish(std::string stop_reason) {
   save();
-  save_model_directory(run / "model", model, vocabulary, {{"step", std::to_string(progress.step)}});
-  log_ << "training stopped (" << result.stop_reason << ") at step " << progress.step << ", epoch " << progress.epoch + 1
-       << ", after " << clock_text(progress.elapsed_seconds) << "; checkpoint " << checkpoint_path(checkpoints, progress.step).string()
-       << std::endl;
-  result.progress = progress;
+  if (leader()) {
+    save_model_directory(run_ / "model", *model_, *vocabulary_, {{"step", std::to_string(progress_.step)}});
+    log_ << "training stopped (" << stop_reason << ") at step " << progress_.step << ", epoch " << progress_.epoch + 1
+         << ", after " << clock_text(progress_.elapsed_seconds) << "; checkpoint "
+         << checkpoint_path(checkpoints_, progress_.step).string() << std::endl;
+  }
+  TrainResult result;
+  result.progress = progress_;
+  result.stop_reason = std::move(stop_reason);
   return result;
+}
+
+Trainer::Trainer(TrainOptions options, std::ostream& log)
+    : options_(std::move(options)), log_(log), own_ranks_(dist::single_process()), ranks_(own_ranks_.get()) {}
+
+Trainer::Trainer(TrainOptions options, std::ostream& log, dist::Communicator& ranks)
+    : options_(std::move(options)), log_(log), ranks_(&ranks) {}
+
+Trainer::~Trainer() = default;
+
+TrainResult Trainer::run(bool resume) {
+  Run run(options_, log_, *ranks_, resume);
+  StopSignals signals;
+  std::string reason;
+  while ((reason = run.stop_reason()).empty()) {
+    run.update();
+    run.after_update();
+  }
+  return run.finish(std::move(reason));
 }
 
 }  // namespace attn

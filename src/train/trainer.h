@@ -10,12 +10,20 @@
 //   best/                   the model with the best dev loss (model.safetensors, config.json, vocab.model)
 //   model/                  the model at the end of training (same files)
 //   cache/                  token ids of the corpus
+//
+// Under mpirun, N processes (ranks) train one model by synchronous data parallelism: each update
+// takes N x accumulate consecutive batches of the epoch's order, rank r trains batches
+// [r x accumulate, (r+1) x accumulate) of them, the gradients are summed over the ranks, and every
+// rank applies the same Adam update. Rank 0 alone reads and writes the run folder (checkpoints,
+// logs, models, validation) and decides what depends on the clock; the others follow.
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
+#include <memory>
 #include <string>
 
 #include "train/checkpoint.h"
+#include "train/dist/communicator.h"
 #include "train/train_options.h"
 
 namespace attn {
@@ -27,15 +35,23 @@ struct TrainResult {
 
 class Trainer {
  public:
-  // Progress lines and messages go to `log` (stderr in the CLI).
+  // Progress lines and messages go to `log` (stderr in the CLI); on ranks other than 0 they are
+  // dropped. Without a communicator, one process trains alone.
   Trainer(TrainOptions options, std::ostream& log);
+  Trainer(TrainOptions options, std::ostream& log, dist::Communicator& ranks);
+  ~Trainer();
   // resume: continue from the newest valid checkpoint of run_dir (an error if there is none).
   // Without resume, a run_dir that already holds checkpoints is an error: nothing is overwritten.
+  // With several ranks, every rank calls run(); setup problems (different configurations or data
+  // on different ranks, a rank that cannot read its files) throw dist::JobError on every rank.
   TrainResult run(bool resume);
 
  private:
+  class Run;  // one run: its setup, one update, and what follows an update
   TrainOptions options_;
   std::ostream& log_;
+  std::unique_ptr<dist::Communicator> own_ranks_;
+  dist::Communicator* ranks_;
 };
 
 }  // namespace attn

@@ -1,0 +1,51 @@
+// Benchmark: the gradient sum of distributed training (one MPI_Allreduce over the flat gradient
+// buffer, as attn train does after each update), for the parameter counts of the presets.
+//   mpirun -np 2 build/bench/allreduce_bench [--vocab-size 8000] [--repeats 20] [PRESET...]   default: small base
+// Prints per preset: parameters, bytes per step, median seconds per allreduce, and the bus
+// bandwidth 2(n-1)/n x bytes / time (the traffic each rank sends in a ring allreduce).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "model/parameter_layout.h"
+#include "train/dist/communicator.h"
+
+int main(int argc, char** argv) {
+  int vocab = 8000, repeats = 20;
+  std::vector<std::string> presets;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--vocab-size") && i + 1 < argc) vocab = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = std::atoi(argv[++i]);
+    else presets.emplace_back(argv[i]);
+  }
+  if (presets.empty()) presets = {"small", "base"};
+  const auto ranks = attn::dist::world();
+  const int n = ranks->size();
+  if (ranks->rank() == 0)
+    std::printf("%d rank(s), %s\n%-6s %12s %10s %12s %14s\n", n, ranks->description().c_str(), "preset", "parameters",
+                "MB/step", "allreduce s", "bus GB/s");
+  for (const auto& name : presets) {
+    attn::ModelConfig c = attn::ModelConfig::preset(name);
+    c.vocab_size = vocab;
+    const auto count = static_cast<std::size_t>(attn::ParameterLayout(c).total());
+    std::vector<float> g(count, 1.0f / static_cast<float>(ranks->rank() + 1));
+    std::vector<double> times;
+    for (int r = 0; r < repeats + 2; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      ranks->sum(g.data(), count);
+      double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      ranks->sum(&t, 1);  // the slowest rank's view is what the step waits for; the mean is close
+      if (r >= 2) times.push_back(t / n);
+    }
+    std::sort(times.begin(), times.end());
+    const double median = times[times.size() / 2];
+    const double bytes = static_cast<double>(count) * sizeof(float);
+    if (ranks->rank() == 0)
+      std::printf("%-6s %12zu %10.1f %12.4f %14.2f\n", name.c_str(), count, bytes / 1e6, median,
+                  n > 1 ? 2.0 * (n - 1) / n * bytes / median / 1e9 : 0.0);
+  }
+  return 0;
+}

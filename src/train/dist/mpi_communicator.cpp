@@ -1,0 +1,139 @@
+// The MPI communicator (Open MPI from Debian's libopenmpi-dev), and how a process learns whether
+// it was started as one of several ranks.
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "train/dist/communicator.h"
+
+#ifdef ATTN_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace attn::dist {
+namespace {
+
+// The rank count an MPI launcher announced in the environment (Open MPI, PMI/PMIx, MPICH's
+// Hydra), or 0 when none did.
+int launcher_size() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS"}) {
+    if (const char* v = std::getenv(name); v && *v) return std::atoi(v);
+  }
+  if (std::getenv("PMIX_RANK") || std::getenv("PMI_RANK")) return 1;  // size unknown, but launched
+  return 0;
+}
+
+#ifdef ATTN_HAVE_MPI
+void check(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(rc, text, &length);
+  throw Error(std::string("MPI: ") + what + " failed: " + std::string(text, static_cast<std::size_t>(length)));
+}
+
+// MPI counts are ints: long buffers go in pieces.
+constexpr std::size_t kPiece = std::size_t{1} << 30;
+
+class Mpi final : public Communicator {
+ public:
+  Mpi() {
+    int initialised = 0;
+    MPI_Initialized(&initialised);
+    if (!initialised) {
+      int provided = 0;
+      check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+      owner_ = true;
+    }
+    // Errors come back as codes (and become exceptions) instead of ending the process silently.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  }
+  ~Mpi() override {
+    int finalised = 0;
+    MPI_Finalized(&finalised);
+    if (owner_ && !finalised) MPI_Finalize();
+  }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::string description() const override {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int length = 0;
+    MPI_Get_library_version(version, &length);
+    std::string v(version, static_cast<std::size_t>(length));
+    if (const auto comma = v.find(','); comma != std::string::npos) v.resize(comma);
+    return "MPI (" + v + ")";
+  }
+  void sum(float* data, std::size_t n) override { reduce(data, n, MPI_FLOAT); }
+  void sum(double* data, std::size_t n) override { reduce(data, n, MPI_DOUBLE); }
+  void sum(std::int64_t* data, std::size_t n) override { reduce(data, n, MPI_INT64_T); }
+  void broadcast(void* data, std::size_t bytes, int root) override {
+    auto* p = static_cast<char*>(data);
+    for (std::size_t done = 0; done < bytes; done += kPiece)
+      check(MPI_Bcast(p + done, static_cast<int>(std::min(kPiece, bytes - done)), MPI_BYTE, root, MPI_COMM_WORLD),
+            "MPI_Bcast");
+  }
+  std::vector<std::string> gather_all(const std::string& mine) override {
+    std::vector<int> lengths(static_cast<std::size_t>(size_));
+    const int length = static_cast<int>(mine.size());
+    check(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
+    std::vector<int> offsets(lengths.size(), 0);
+    int total = 0;
+    for (std::size_t r = 0; r < lengths.size(); ++r) {
+      offsets[r] = total;
+      total += lengths[r];
+    }
+    std::string all(static_cast<std::size_t>(total), '\0');
+    check(MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
+                         MPI_COMM_WORLD),
+          "MPI_Allgatherv");
+    std::vector<std::string> out;
+    for (std::size_t r = 0; r < lengths.size(); ++r)
+      out.push_back(all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
+    return out;
+  }
+  [[noreturn]] void abort(int code) override {
+    MPI_Abort(MPI_COMM_WORLD, code);
+    std::_Exit(code);
+  }
+
+ private:
+  template <class T>
+  void reduce(T* data, std::size_t n, MPI_Datatype type) {
+    for (std::size_t done = 0; done < n; done += kPiece)
+      check(MPI_Allreduce(MPI_IN_PLACE, data + done, static_cast<int>(std::min(kPiece, n - done)), type, MPI_SUM,
+                          MPI_COMM_WORLD),
+            "MPI_Allreduce");
+  }
+
+  int rank_ = 0, size_ = 1;
+  bool owner_ = false;
+};
+#endif
+
+}  // namespace
+
+bool have_mpi() {
+#ifdef ATTN_HAVE_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::unique_ptr<Communicator> world() {
+  const int launched = launcher_size();
+  if (launched == 0) return single_process();
+#ifdef ATTN_HAVE_MPI
+  return std::make_unique<Mpi>();
+#else
+  if (launched > 1)
+    throw Error("started as one of " + std::to_string(launched) +
+                " ranks, but this attn was built without MPI (configure with -DATTN_MPI=ON and Debian's "
+                "libopenmpi-dev to train across processes)");
+  return single_process();
+#endif
+}
+
+}  // namespace attn::dist

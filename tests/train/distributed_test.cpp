@@ -1,0 +1,307 @@
+// `attn train` under mpirun: two ranks train one model. The independent truths: one process
+// accumulating the same batches (a separate code path: no MPI, local gradient sums), and an
+// uninterrupted run for the resumes. Runs with `mpirun --oversubscribe` on the 2-core CI.
+#ifdef ATTN_MPIEXEC
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "common/temp_dir.h"
+#include "model/safetensors.h"
+#include "train/checkpoint.h"
+#include "train_test_support.h"
+
+extern char** environ;
+
+namespace attn {
+namespace {
+
+using Args = std::vector<std::string>;
+using Clock = std::chrono::steady_clock;
+
+Args train_args(const testing::ReverseTask& t, const std::filesystem::path& run, int max_steps = 60) {
+  return {ATTN_BINARY, "train", "--preset", "tiny", "--train-source", t.train_src.string(), "--train-target",
+          t.train_tgt.string(), "--valid-source", t.dev_src.string(), "--valid-target", t.dev_tgt.string(),
+          "--vocabulary", t.vocabulary.string(), "--run-dir", run.string(), "--d-model", "64", "--d-ff", "128",
+          "--d-k", "16", "--d-v", "16", "--dropout", "0.1", "--label-smoothing", "0.1", "--batch-tokens", "512",
+          "--warmup-steps", "50", "--lr-scale", "0.2", "--max-steps", std::to_string(max_steps), "--save-every",
+          "20", "--save-every-minutes", "0", "--keep-checkpoints", "20", "--log-every", "1", "--valid-every", "30",
+          "--valid-translate", "5", "--clip-norm", "5", "--threads", "1"};
+}
+
+Args with(Args a, const Args& more) {
+  a.insert(a.end(), more.begin(), more.end());
+  return a;
+}
+
+// The arguments with the values of some flags replaced ("--flag value" pairs), or added.
+Args setting(Args a, const Args& changes) {
+  for (std::size_t i = 0; i + 1 < changes.size(); i += 2) {
+    auto it = std::find(a.begin(), a.end(), changes[i]);
+    if (it != a.end()) *(it + 1) = changes[i + 1];
+    else a.insert(a.end(), {changes[i], changes[i + 1]});
+  }
+  return a;
+}
+
+// mpirun with one program per rank (MPMD: "-np 1 A : -np 1 B") when the ranks' arguments differ.
+Args mpirun(const std::vector<Args>& per_rank) {
+  Args a{ATTN_MPIEXEC, "--oversubscribe", "--allow-run-as-root", "--bind-to", "none"};
+  for (std::size_t r = 0; r < per_rank.size(); ++r) {
+    if (r > 0) a.push_back(":");
+    a.insert(a.end(), {"-np", "1"});
+    a.insert(a.end(), per_rank[r].begin(), per_rank[r].end());
+  }
+  return a;
+}
+
+struct Job {
+  pid_t pid = 0;
+  std::filesystem::path output;  // stdout and stderr of mpirun and every rank
+};
+
+Job spawn(Args args, const std::filesystem::path& output) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  // The ranks inherit this environment. Open MPI's own allocations at exit are not ours to
+  // check, so the sanitizer build looks for leaks in the single-process tests only.
+  std::vector<std::string> env_text;
+  for (char** e = environ; *e; ++e)
+    if (std::string(*e).rfind("ASAN_OPTIONS=", 0) != 0) env_text.emplace_back(*e);
+  env_text.emplace_back("ASAN_OPTIONS=detect_leaks=0");
+  std::vector<char*> env;
+  for (auto& e : env_text) env.push_back(e.data());
+  env.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  Job job{0, output};
+  EXPECT_EQ(posix_spawn(&job.pid, argv[0], &actions, nullptr, argv.data(), env.data()), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  return job;
+}
+
+// Waits at most `limit`; a job still running then is killed and reported as a hang.
+int wait_for(const Job& job, std::chrono::seconds limit = std::chrono::seconds(120)) {
+  const auto deadline = Clock::now() + limit;
+  int status = 0;
+  while (waitpid(job.pid, &status, WNOHANG) == 0) {
+    if (Clock::now() > deadline) {
+      kill(job.pid, SIGKILL);
+      waitpid(job.pid, &status, 0);
+      ADD_FAILURE() << "the job did not end within " << limit.count() << " s (hang)";
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return status;
+}
+
+std::string read_all(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool succeeded(int status) { return status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+bool failed_cleanly(int status) { return status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) != 0; }
+
+// The process of `rank` among mpirun's children (Open MPI starts local ranks itself).
+pid_t rank_pid(pid_t mpirun_pid, int rank) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string pid, comm, state;
+    pid_t parent = 0;
+    if (!(stat >> pid >> comm >> state >> parent) || parent != mpirun_pid) continue;
+    const std::string env = read_all(entry.path() / "environ");
+    if (env.find(std::string("OMPI_COMM_WORLD_RANK=") + std::to_string(rank) + '\0') != std::string::npos)
+      return static_cast<pid_t>(std::stol(name));
+  }
+  return 0;
+}
+
+std::vector<double> losses(const std::filesystem::path& run) {
+  std::vector<double> out;
+  std::ifstream in(run / "train.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line);
+    if (j.at("type") == "train") out.push_back(j.at("loss").get<double>());
+  }
+  return out;
+}
+
+void expect_same_tensors(const std::filesystem::path& a_path, const std::filesystem::path& b_path) {
+  const SafetensorsFile a(a_path), b(b_path);
+  ASSERT_EQ(a.entries().size(), b.entries().size());
+  for (const auto& [name, entry] : a.entries()) {
+    const auto& other = b.entries().at(name);
+    EXPECT_EQ(a.data().substr(entry.begin, entry.end - entry.begin), b.data().substr(other.begin, other.end - other.begin))
+        << name << " differs between " << a_path << " and " << b_path;
+  }
+}
+
+class Distributed : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::filesystem::path(testing::fresh_temp_dir("distributed"));
+    task_ = new testing::ReverseTask(testing::make_reverse_task(*dir_, 3000, 20));
+  }
+  static void TearDownTestSuite() {
+    delete task_;
+    delete dir_;
+  }
+  static std::filesystem::path* dir_;
+  static testing::ReverseTask* task_;
+};
+std::filesystem::path* Distributed::dir_ = nullptr;
+testing::ReverseTask* Distributed::task_ = nullptr;
+
+// Two ranks of one batch each sum the same two gradients as one process accumulating both: every
+// gradient is computed from zero and the two are added once (a + b = b + a exactly), so the
+// runs agree to the bit, losses and weights, validation included. Dropout and clipping are on.
+TEST_F(Distributed, TwoRanksEqualOneProcessAccumulatingTheirBatches) {
+  const auto& t = *task_;
+  const int one = wait_for(spawn(with(train_args(t, *dir_ / "one"), {"--accumulate", "2"}), *dir_ / "one.log"));
+  ASSERT_TRUE(succeeded(one)) << read_all(*dir_ / "one.log");
+  const Args two = train_args(t, *dir_ / "two");
+  const int status = wait_for(spawn(mpirun({two, two}), *dir_ / "two.log"));
+  const std::string log = read_all(*dir_ / "two.log");
+  ASSERT_TRUE(succeeded(status)) << log;
+  EXPECT_NE(log.find("2 ranks (MPI"), std::string::npos) << log;
+  EXPECT_NE(log.find("| 2 ranks, allreduce"), std::string::npos) << log;
+
+  const auto a = losses(*dir_ / "one"), b = losses(*dir_ / "two");
+  ASSERT_EQ(a.size(), 60u);
+  ASSERT_EQ(b.size(), 60u);
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i], b[i]) << "loss at step " << i + 1;
+  for (int step : {20, 40, 60})
+    expect_same_tensors(checkpoint_path(*dir_ / "one" / "checkpoints", step),
+                        checkpoint_path(*dir_ / "two" / "checkpoints", step));
+  expect_same_tensors(*dir_ / "one" / "best" / "model.safetensors", *dir_ / "two" / "best" / "model.safetensors");
+  // The ranks really trained different batches: one rank alone with one batch is another run.
+  const int alone = wait_for(spawn(train_args(t, *dir_ / "alone"), *dir_ / "alone.log"));
+  ASSERT_TRUE(succeeded(alone));
+  EXPECT_NE(losses(*dir_ / "alone")[1], b[1]);
+}
+
+// SIGKILL of rank 1 ends the whole job quickly; --resume continues from the last checkpoint, with
+// 2 ranks or with 1 rank accumulating 2 batches, to the weights of a run never interrupted.
+TEST_F(Distributed, KilledRankStopsTheJobAndResumeReachesTheUninterruptedWeights) {
+  const auto& t = *task_;
+  const Args straight_args = train_args(t, *dir_ / "straight", 200);
+  ASSERT_TRUE(succeeded(wait_for(spawn(mpirun({straight_args, straight_args}), *dir_ / "straight.log"))))
+      << read_all(*dir_ / "straight.log");
+
+  const Args killed_args = train_args(t, *dir_ / "killed", 200);
+  const Job job = spawn(mpirun({killed_args, killed_args}), *dir_ / "killed.log");
+  const auto wanted = checkpoint_path(*dir_ / "killed" / "checkpoints", 80);
+  auto deadline = Clock::now() + std::chrono::seconds(120);
+  while (!std::filesystem::exists(wanted) && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  ASSERT_TRUE(std::filesystem::exists(wanted)) << "the job never reached step 80: " << read_all(job.output);
+  const pid_t victim = rank_pid(job.pid, 1);
+  ASSERT_GT(victim, 0) << "rank 1's process not found among mpirun's children";
+  ASSERT_EQ(kill(victim, SIGKILL), 0);
+  const auto killed_at = Clock::now();
+  const int status = wait_for(job, std::chrono::seconds(60));
+  const double seconds = std::chrono::duration<double>(Clock::now() - killed_at).count();
+  ASSERT_TRUE(status >= 0 && !succeeded(status)) << "the job went on after a rank died: " << read_all(job.output);
+  EXPECT_LT(seconds, 30) << "the job took " << seconds << " s to stop";
+  ASSERT_FALSE(std::filesystem::exists(checkpoint_path(*dir_ / "killed" / "checkpoints", 200)));
+  std::cerr << "job stopped " << seconds << " s after rank 1 was killed\n";
+
+  // Resume a copy with 1 rank accumulating 2 batches, then the original with 2 ranks.
+  std::filesystem::copy(*dir_ / "killed", *dir_ / "killed-1", std::filesystem::copy_options::recursive);
+  const Args one_rank = with(train_args(t, *dir_ / "killed-1", 200), {"--accumulate", "2", "--resume"});
+  const int resumed_one = wait_for(spawn(one_rank, *dir_ / "resumed-1.log"));
+  ASSERT_TRUE(succeeded(resumed_one)) << read_all(*dir_ / "resumed-1.log");
+  EXPECT_NE(read_all(*dir_ / "resumed-1.log").find("written by a run of 2 rank(s); continuing with 1"), std::string::npos);
+  const Args two_ranks = with(killed_args, {"--resume"});
+  const int resumed_two = wait_for(spawn(mpirun({two_ranks, two_ranks}), *dir_ / "resumed-2.log"));
+  ASSERT_TRUE(succeeded(resumed_two)) << read_all(*dir_ / "resumed-2.log");
+
+  const auto reference = checkpoint_path(*dir_ / "straight" / "checkpoints", 200);
+  expect_same_tensors(reference, checkpoint_path(*dir_ / "killed" / "checkpoints", 200));
+  expect_same_tensors(reference, checkpoint_path(*dir_ / "killed-1" / "checkpoints", 200));
+  EXPECT_EQ(inspect_checkpoint(reference).progress.next_batch,
+            inspect_checkpoint(checkpoint_path(*dir_ / "killed-1" / "checkpoints", 200)).progress.next_batch);
+}
+
+// SIGTERM reaching one rank only: both ranks stop after the same update and write one checkpoint.
+TEST_F(Distributed, SignalToOneRankStopsEveryRankAtTheSameStep) {
+  const auto& t = *task_;
+  const Args args = train_args(t, *dir_ / "signalled", 100000);
+  const Job job = spawn(mpirun({args, args}), *dir_ / "signalled.log");
+  const auto first = checkpoint_path(*dir_ / "signalled" / "checkpoints", 20);
+  const auto deadline = Clock::now() + std::chrono::seconds(120);
+  while (!std::filesystem::exists(first) && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(std::filesystem::exists(first)) << read_all(job.output);
+  const pid_t victim = rank_pid(job.pid, 1);
+  ASSERT_GT(victim, 0);
+  ASSERT_EQ(kill(victim, SIGTERM), 0);
+  const int status = wait_for(job, std::chrono::seconds(60));
+  const std::string log = read_all(job.output);
+  EXPECT_TRUE(failed_cleanly(status)) << log;
+  EXPECT_NE(log.find("training interrupted; continue with --resume"), std::string::npos) << log;
+  const auto all = list_checkpoints(*dir_ / "signalled" / "checkpoints");
+  ASSERT_FALSE(all.empty());
+  const auto last = inspect_checkpoint(all.back()).progress;
+  EXPECT_NE(log.find("training stopped (interrupted) at step " + std::to_string(last.step)), std::string::npos) << log;
+  EXPECT_EQ(last.ranks, 2);
+}
+
+// Setups that cannot train one model are refused at the start, on every rank, naming what differs.
+TEST_F(Distributed, DifferentConfigurationsOrDataOnTheRanksAreRefusedAtTheStart) {
+  const auto& t = *task_;
+  struct Case {
+    std::string name;
+    Args rank1_extra;
+    std::vector<std::string> expected;
+  };
+  // Same length, one word changed: a different corpus.
+  std::string text = read_all(t.train_tgt);
+  text.replace(text.find("alpha"), 5, "omega");
+  std::ofstream(*dir_ / "changed.tgt") << text;
+  const std::vector<Case> cases{
+      {"config", {"--batch-tokens", "1024"}, {"rank 1 differs from rank 0: batch_tokens is 1024 on rank 1, 512 on rank 0"}},
+      {"model", {"--d-ff", "256"}, {"rank 1 differs from rank 0: d_ff is 256 on rank 1, 128 on rank 0"}},
+      {"data", {"--train-target", (*dir_ / "changed.tgt").string()},
+       {"rank 1 differs from rank 0: contents of train_target (sha256) is"}},
+      {"unreadable", {"--train-source", (*dir_ / "missing.src").string()},
+       {"rank 1: " + (*dir_ / "missing.src").string(), "cannot open"}},
+  };
+  for (const auto& c : cases) {
+    const Args rank0 = train_args(t, *dir_ / ("bad-" + c.name));
+    const Args rank1 = setting(train_args(t, *dir_ / ("bad-" + c.name + "-1")), c.rank1_extra);
+    const auto started = Clock::now();
+    const int status = wait_for(spawn(mpirun({rank0, rank1}), *dir_ / ("bad-" + c.name + ".log")),
+                                std::chrono::seconds(60));
+    const std::string log = read_all(*dir_ / ("bad-" + c.name + ".log"));
+    EXPECT_TRUE(failed_cleanly(status)) << c.name << ": " << log;
+    for (const auto& e : c.expected) EXPECT_NE(log.find(e), std::string::npos) << c.name << ": " << log;
+    EXPECT_EQ(log.find("attn: error: "), log.rfind("attn: error: ")) << c.name << ": told once, by rank 0: " << log;
+    EXPECT_FALSE(std::filesystem::exists(checkpoint_path(*dir_ / ("bad-" + c.name) / "checkpoints", 20))) << c.name;
+    EXPECT_LT(std::chrono::duration<double>(Clock::now() - started).count(), 30) << c.name;
+  }
+}
+
+}  // namespace
+}  // namespace attn
+#endif  // ATTN_MPIEXEC
