@@ -20,7 +20,7 @@ struct TrainOptions {
   std::string run_dir = "run";             // checkpoints, logs, the final and best models
   int max_length = 256;                    // tokens per side; longer pairs are dropped and counted
   int batch_tokens = 4096;                 // source and target tokens per batch, padding included
-  int accumulate = 1;                      // batches per update: ~batch_tokens × accumulate tokens
+  int accumulate = 1;                      // batches per update and rank: ~batch_tokens × ranks × accumulate tokens
   // Optimisation (section 5.3).
   double lr_scale = 1.0;                   // multiplies d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)
   int warmup_steps = 4000;

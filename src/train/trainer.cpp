@@ -471,7 +471,8 @@ TrainResult Trainer::Run::finish(std::string stop_reason) {
     save_model_directory(run_ / "model", *model_, *vocabulary_, {{"step", std::to_string(progress_.step)}});
     log_ << "training stopped (" << stop_reason << ") at step " << progress_.step << ", epoch " << progress_.epoch + 1
          << ", after " << clock_text(progress_.elapsed_seconds) << "; checkpoint "
-         << checkpoint_path(checkpoints_, progress_.step).string() << std::endl;
+         << checkpoint_path(checkpoints_, progress_.step).string()
+         << (stop_reason == "interrupted" ? "; continue with --resume" : "") << std::endl;
   }
   TrainResult result;
   result.progress = progress_;

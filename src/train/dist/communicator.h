@@ -50,9 +50,6 @@ std::unique_ptr<Communicator> single_process();
 // started as one of several ranks throws Error saying so.
 std::unique_ptr<Communicator> world();
 
-// Whether this attn was built with MPI.
-bool have_mpi();
-
 // A string from root onto every rank.
 void broadcast(Communicator& c, std::string& text, int root);
 

@@ -114,14 +114,6 @@ class Mpi final : public Communicator {
 
 }  // namespace
 
-bool have_mpi() {
-#ifdef ATTN_HAVE_MPI
-  return true;
-#else
-  return false;
-#endif
-}
-
 std::unique_ptr<Communicator> world() {
   const int launched = launcher_size();
   if (launched == 0) return single_process();
