@@ -10,7 +10,9 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "train/checkpoint.h"
 #include "train/dist/communicator.h"
+#include "train/stop_signals.h"
 #include "train/trainer.h"
 
 namespace attn::cli {
@@ -20,6 +22,7 @@ struct TrainArguments {
   std::string config_file;
   std::string preset;
   bool resume = false;
+  bool resume_with_changes = false;
   bool dump_config = false;
   std::map<std::string, std::string> given;  // --name value, as typed
   TrainOptions scratch;                      // only to enumerate the fields
@@ -50,11 +53,13 @@ void run(const TrainArguments& args) {
     std::cout << options_to_json(options).dump(2) << "\n";
     return;
   }
+  // Before any thread starts (MPI's, OpenMP's): they inherit the blocked stop signals.
+  const StopSignals signals;
   // Under mpirun every rank runs this; alone, one process.
   const std::unique_ptr<dist::Communicator> ranks = dist::world();
   TrainResult r;
   try {
-    r = Trainer(options, std::cerr, *ranks).run(args.resume);
+    r = Trainer(options, std::cerr, *ranks).run(args.resume || args.resume_with_changes, args.resume_with_changes);
   } catch (const dist::JobError&) {
     // Every rank raised it together: rank 0 tells, every rank exits non-zero normally.
     if (ranks->rank() == 0) throw;
@@ -62,8 +67,15 @@ void run(const TrainArguments& args) {
   } catch (const std::exception& e) {
     if (ranks->size() == 1) throw;
     // This rank alone: the others may wait for it in a collective, so the whole job ends now.
+    bool saved = false;
+    try {
+      const auto folder = std::filesystem::path(options.run_dir) / "checkpoints";
+      saved = std::filesystem::exists(folder) && !list_checkpoints(folder).empty();
+    } catch (const std::exception&) {
+    }
     std::cerr << "attn: error on rank " << ranks->rank() << " of " << ranks->size() << ": " << e.what()
-              << "\nattn: stopping every rank; continue from the last checkpoint with --resume" << std::endl;
+              << "\nattn: stopping every rank" << (saved ? "; continue from the last checkpoint with --resume" : "")
+              << std::endl;
     ranks->abort(1);
   }
   if (r.stop_reason == "interrupted") {
@@ -80,6 +92,9 @@ void add_train_command(CLI::App& app) {
   sub->add_option("--config", args->config_file, "JSON file of options (keys as the flags below)");
   sub->add_option("--preset", args->preset, "model preset: base, big, small, tiny (default small)");
   sub->add_flag("--resume", args->resume, "continue the run in --run-dir from its newest checkpoint");
+  sub->add_flag("--resume-with-changes", args->resume_with_changes,
+                "--resume even though options that shape the run (data, batches, seed, schedule, model) differ "
+                "from the checkpoint's; without it such a resume is refused, listing the differences");
   sub->add_flag("--dump-config", args->dump_config, "print the effective configuration as JSON and exit");
   const nlohmann::json defaults = options_to_json(args->scratch);  // the small preset's values
   for (const auto& f : option_fields(args->scratch)) {

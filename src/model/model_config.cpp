@@ -1,5 +1,8 @@
 #include "model/model_config.h"
 
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -9,6 +12,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/float_decimal.h"
+#include "core/memory.h"
 #include "core/json_file.h"
 
 namespace attn {
@@ -55,6 +59,29 @@ void ModelConfig::validate() const {
   if (!(label_smoothing >= 0 && label_smoothing < 1)) throw Error("model config: label_smoothing must be in [0, 1)");
   if (attention_window < 0) throw Error("model config: attention_window must be >= 0 (0 = unrestricted)");
   if (!(layernorm_eps > 0)) throw Error("model config: layernorm_eps must be positive");
+  const double bytes = 4 * parameter_count();
+  const double memory = physical_memory_bytes();
+  if (bytes > memory) {
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "model config: these sizes make %.4g parameters: %.4g bytes for the weights alone, more than "
+                  "this machine's memory (%.4g bytes)",
+                  parameter_count(), bytes, memory);
+    throw Error(text);
+  }
+}
+
+double ModelConfig::parameter_count() const {
+  const double d = d_model, ff = d_ff, hk = static_cast<double>(heads) * d_k, hv = static_cast<double>(heads) * d_v;
+  const double attention = d * (2 * hk + hv) + (2 * hk + hv) + (hv * d + d);  // fused q,k,v + out_proj
+  const double cross = (d * hk + hk) + (d * (hk + hv) + hk + hv) + (hv * d + d);
+  const double ffn = (ff * d + ff) + (d * ff + d);
+  const double norm = 2 * d;
+  double n = static_cast<double>(vocab_size) * d;
+  if (positions == PositionEncoding::Learned) n += 2.0 * max_positions * d;
+  n += static_cast<double>(encoder_layers) * (attention + norm + ffn + norm);
+  n += static_cast<double>(decoder_layers) * (attention + norm + cross + norm + ffn + norm);
+  return n;
 }
 
 static const char* position_name(PositionEncoding p) {
@@ -78,38 +105,71 @@ void to_json(nlohmann::json& j, const ModelConfig& c) {
                      {"layernorm_eps", float_decimal(c.layernorm_eps)}};
 }
 
+namespace {
+
+// The value of `key` (if present) as a whole number in [1 or 0, INT_MAX], a number, or one of
+// some words; anything else names the key, what it accepts and what it got.
+void read_int(const nlohmann::json& j, const char* key, int& out) {
+  if (!j.contains(key)) return;
+  const auto& v = j.at(key);
+  const bool whole = v.is_number_integer() ||
+                     (v.is_number_float() && std::isfinite(v.get<double>()) && v.get<double>() == std::floor(v.get<double>()) &&
+                      std::fabs(v.get<double>()) < 9.2e18);
+  if (!whole) throw Error(std::string("model config: '") + key + "' must be a whole number, got " + v.dump());
+  const double x = v.is_number_unsigned() ? static_cast<double>(v.get<std::uint64_t>())
+                                          : (v.is_number_integer() ? static_cast<double>(v.get<std::int64_t>())
+                                                                   : v.get<double>());
+  if (x < -2147483648.0 || x > 2147483647.0)
+    throw Error(std::string("model config: '") + key + "' must be a whole number from -2147483648 to 2147483647, got " +
+                v.dump());
+  out = static_cast<int>(x);
+}
+
+void read_float(const nlohmann::json& j, const char* key, float& out) {
+  if (!j.contains(key)) return;
+  const auto& v = j.at(key);
+  if (!v.is_number()) throw Error(std::string("model config: '") + key + "' must be a number, got " + v.dump());
+  out = v.get<float>();
+}
+
+}  // namespace
+
 void from_json(const nlohmann::json& j, ModelConfig& c) {
   if (!j.is_object()) throw Error("model config must be a JSON object");
-  c = ModelConfig::preset(j.value("preset", std::string("base")));
   static const std::set<std::string> known{"preset", "encoder_layers", "decoder_layers", "layers", "d_model",
                                            "d_ff", "heads", "d_k", "d_v", "dropout", "label_smoothing",
                                            "positions", "max_positions", "attention_window", "vocab_size",
                                            "layernorm_eps"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key())) throw Error("model config: unknown key '" + it.key() + "'");
-  try {
-    if (j.contains("layers")) c.encoder_layers = c.decoder_layers = j.at("layers").get<int>();
-    c.encoder_layers = j.value("encoder_layers", c.encoder_layers);
-    c.decoder_layers = j.value("decoder_layers", c.decoder_layers);
-    c.d_model = j.value("d_model", c.d_model);
-    c.d_ff = j.value("d_ff", c.d_ff);
-    c.heads = j.value("heads", c.heads);
-    c.d_k = j.value("d_k", c.d_k);
-    c.d_v = j.value("d_v", c.d_v);
-    c.dropout = j.value("dropout", c.dropout);
-    c.label_smoothing = j.value("label_smoothing", c.label_smoothing);
-    c.max_positions = j.value("max_positions", c.max_positions);
-    c.attention_window = j.value("attention_window", c.attention_window);
-    c.vocab_size = j.value("vocab_size", c.vocab_size);
-    c.layernorm_eps = j.value("layernorm_eps", c.layernorm_eps);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(std::string("model config: wrong type: ") + e.what());
+  std::string preset = "base";
+  if (j.contains("preset")) {
+    if (!j.at("preset").is_string())
+      throw Error("model config: 'preset' must be one of \"base\", \"big\", \"small\", \"tiny\", got " +
+                  j.at("preset").dump());
+    preset = j.at("preset").get<std::string>();
   }
+  c = ModelConfig::preset(preset);
+  read_int(j, "layers", c.encoder_layers);
+  read_int(j, "layers", c.decoder_layers);
+  read_int(j, "encoder_layers", c.encoder_layers);
+  read_int(j, "decoder_layers", c.decoder_layers);
+  read_int(j, "d_model", c.d_model);
+  read_int(j, "d_ff", c.d_ff);
+  read_int(j, "heads", c.heads);
+  read_int(j, "d_k", c.d_k);
+  read_int(j, "d_v", c.d_v);
+  read_float(j, "dropout", c.dropout);
+  read_float(j, "label_smoothing", c.label_smoothing);
+  read_int(j, "max_positions", c.max_positions);
+  read_int(j, "attention_window", c.attention_window);
+  read_int(j, "vocab_size", c.vocab_size);
+  read_float(j, "layernorm_eps", c.layernorm_eps);
   if (j.contains("positions")) {
-    const std::string p = j.at("positions").get<std::string>();
+    const auto& p = j.at("positions");
     if (p == "sinusoidal") c.positions = PositionEncoding::Sinusoidal;
     else if (p == "learned") c.positions = PositionEncoding::Learned;
-    else throw Error("model config: positions must be 'sinusoidal' or 'learned', got '" + p + "'");
+    else throw Error("model config: 'positions' must be \"sinusoidal\" or \"learned\", got " + p.dump());
   }
   c.validate();
 }

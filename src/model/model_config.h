@@ -30,8 +30,13 @@ struct ModelConfig {
   static ModelConfig preset(std::string_view name);
   static std::vector<std::string> preset_names();
 
-  // Throws Error naming the first inconsistent value.
+  // Throws Error naming the first inconsistent value, or the bytes the weights would need when
+  // they exceed this machine's memory (checked before anything is allocated).
   void validate() const;
+
+  // The number of parameters these sizes make (as ParameterLayout lays them out), in double so
+  // that absurd sizes cannot overflow.
+  double parameter_count() const;
 
   int qkv_width() const { return 2 * heads * d_k + heads * d_v; }
 };

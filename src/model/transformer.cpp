@@ -18,9 +18,15 @@ constexpr std::uint64_t kEncoderSiteBase = 1000, kDecoderSiteBase = 2000000, kSi
 
 }  // namespace
 
+// Sizes are checked before the layout is built (absurd layer counts would take forever) and
+// before anything is allocated.
+static const ModelConfig& validated(const ModelConfig& config) {
+  config.validate();
+  return config;
+}
+
 Transformer::Transformer(const ModelConfig& config, Backend& backend)
-    : config_(config), layout_(config), backend_(&backend) {
-  config_.validate();
+    : config_(validated(config)), layout_(config_), backend_(&backend) {
   params_.resize(backend, static_cast<std::size_t>(layout_.total()));
   backend.fill(params_.data(), layout_.total(), 0.0f);
   if (config_.positions == PositionEncoding::Sinusoidal) {

@@ -1,6 +1,8 @@
 #include "train/train_options.h"
 
+#include <cmath>
 #include <fstream>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -85,6 +87,8 @@ nlohmann::json options_to_json(const TrainOptions& options) {
 void apply_options_json(const nlohmann::json& j, TrainOptions& options, const std::string& source) {
   if (!j.is_object()) throw_in(source, "the configuration must be a JSON object");
   if (j.contains("preset")) {
+    if (!j.at("preset").is_string())
+      throw_in(source, "option 'preset' must be one of \"base\", \"big\", \"small\", \"tiny\", got " + j.at("preset").dump());
     options.preset = j.at("preset").get<std::string>();
     const int vocab = options.model.vocab_size;
     try {
@@ -99,25 +103,48 @@ void apply_options_json(const nlohmann::json& j, TrainOptions& options, const st
     if (it.key() == "preset") continue;
     auto f = std::find_if(fields.begin(), fields.end(), [&](const OptionField& x) { return x.name == it.key(); });
     if (f == fields.end()) throw_in(source, "unknown option '" + it.key() + "'");
-    try {
-      std::visit(
-          [&](auto* p) {
-            using T = std::remove_pointer_t<decltype(p)>;
-            if constexpr (std::is_same_v<T, PositionEncoding>) {
-              const std::string v = it.value().get<std::string>();
-              if (v == "sinusoidal") *p = PositionEncoding::Sinusoidal;
-              else if (v == "learned") *p = PositionEncoding::Learned;
-              else throw Error("positions must be 'sinusoidal' or 'learned', got '" + v + "'");
+    const nlohmann::json& v = it.value();
+    auto wrong = [&](const std::string& expected) {
+      throw_in(source, "option '" + it.key() + "' must be " + expected + ", got " + v.dump());
+    };
+    std::visit(
+        [&](auto* p) {
+          using T = std::remove_pointer_t<decltype(p)>;
+          if constexpr (std::is_same_v<T, PositionEncoding>) {
+            if (v == "sinusoidal") *p = PositionEncoding::Sinusoidal;
+            else if (v == "learned") *p = PositionEncoding::Learned;
+            else wrong("\"sinusoidal\" or \"learned\"");
+          } else if constexpr (std::is_same_v<T, std::string>) {
+            if (!v.is_string()) wrong("a string");
+            *p = v.get<std::string>();
+          } else if constexpr (std::is_floating_point_v<T>) {
+            if (!v.is_number()) wrong("a number");
+            *p = v.get<T>();
+          } else {
+            // Whole numbers: JSON integers, or numbers like 4e3 that are whole, within T's range.
+            const long double lo = static_cast<long double>(std::numeric_limits<T>::min());
+            const long double hi = static_cast<long double>(std::numeric_limits<T>::max());
+            std::string range = "a whole number from ";
+            range += std::to_string(std::numeric_limits<T>::min());
+            range += " to ";
+            range += std::to_string(std::numeric_limits<T>::max());
+            if (v.is_number_unsigned()) {
+              if (static_cast<long double>(v.get<std::uint64_t>()) > hi) wrong(range);
+              *p = static_cast<T>(v.get<std::uint64_t>());
+            } else if (v.is_number_integer()) {
+              const auto x = v.get<std::int64_t>();
+              if (static_cast<long double>(x) < lo || static_cast<long double>(x) > hi) wrong(range);
+              *p = static_cast<T>(x);
+            } else if (v.is_number_float()) {
+              const long double x = v.get<double>();
+              if (!(x >= lo && x <= hi) || x != std::floor(x)) wrong(range);
+              *p = static_cast<T>(x);
             } else {
-              *p = it.value().get<T>();
+              wrong(range);
             }
-          },
-          f->target);
-    } catch (const nlohmann::json::exception& e) {
-      throw_in(source, "option '" + it.key() + "' has the wrong type: " + e.what());
-    } catch (const Error& e) {
-      throw_in(source, "option '" + it.key() + "': " + e.what());
-    }
+          }
+        },
+        f->target);
   }
 }
 
@@ -133,13 +160,26 @@ void validate(const TrainOptions& o) {
   need(o.max_length > 1, "max_length must be at least 2");
   need(o.batch_tokens >= o.max_length, "batch_tokens must be at least max_length so that every pair fits");
   need(o.accumulate >= 1, "accumulate must be at least 1");
-  need(o.lr_scale > 0, "lr_scale must be positive");
+  need(o.lr_scale > 0 && std::isfinite(o.lr_scale), "lr_scale must be a positive number");
   need(o.warmup_steps >= 1, "warmup_steps must be at least 1");
-  need(o.clip_norm >= 0, "clip_norm must be >= 0");
+  need(o.adam_beta1 >= 0 && o.adam_beta1 < 1, "adam_beta1 must be in [0, 1)");
+  need(o.adam_beta2 >= 0 && o.adam_beta2 < 1, "adam_beta2 must be in [0, 1)");
+  need(o.adam_eps > 0 && std::isfinite(o.adam_eps), "adam_eps must be a positive number");
+  need(o.clip_norm >= 0 && std::isfinite(o.clip_norm), "clip_norm must be >= 0 (0: off)");
+  need(o.max_steps >= 0, "max_steps must be >= 0 (0: no limit)");
+  need(o.max_epochs >= 0, "max_epochs must be >= 0 (0: no limit)");
+  need(o.time_budget_minutes >= 0 && std::isfinite(o.time_budget_minutes),
+       "time_budget_minutes must be >= 0 (0: no limit)");
+  need(o.early_stopping >= 0, "early_stopping must be >= 0 (0: never)");
   need(o.valid_every >= 1, "valid_every must be at least 1");
+  need(o.valid_translate >= 0, "valid_translate must be >= 0 (0: none)");
+  need(o.save_every >= 0, "save_every must be >= 0 (0: by time only)");
+  need(o.save_every_minutes >= 0 && std::isfinite(o.save_every_minutes),
+       "save_every_minutes must be >= 0 (0: by steps only)");
   need(o.keep_checkpoints >= 1, "keep_checkpoints must be at least 1");
   need(o.snapshot_every_minutes >= 0, "snapshot_every_minutes must be >= 0");
   need(o.log_every >= 1, "log_every must be at least 1");
+  need(o.threads >= 0, "threads must be >= 0 (0: all cores)");
   parse_matmul_precision(o.precision);  // throws naming the accepted values
   need(o.max_length <= o.model.max_positions, "max_length must not exceed the model's max_positions");
   o.model.validate();

@@ -1,16 +1,19 @@
 #include "train/trainer.h"
 
 #include <omp.h>
+#include <sched.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -19,6 +22,7 @@
 #include "core/atomic_file.h"
 #include "core/clock_text.h"
 #include "core/error.h"
+#include "core/memory.h"
 #include "core/seed.h"
 #include "core/sha256.h"
 #include "core/text_file.h"
@@ -27,34 +31,13 @@
 #include "decode/model_directory.h"
 #include "train/learning_rate.h"
 #include "train/snapshot_schedule.h"
+#include "train/stop_signals.h"
 #include "train/validation.h"
 
 namespace attn {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::atomic<int> g_stop_signal{0};
-extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
-
-// Installs SIGINT/SIGTERM handlers for the lifetime of a run: the loop finishes its step, writes
-// a checkpoint and returns.
-class StopSignals {
- public:
-  StopSignals() {
-    g_stop_signal = 0;
-    old_int_ = std::signal(SIGINT, on_stop_signal);
-    old_term_ = std::signal(SIGTERM, on_stop_signal);
-  }
-  ~StopSignals() {
-    std::signal(SIGINT, old_int_);
-    std::signal(SIGTERM, old_term_);
-  }
-
- private:
-  void (*old_int_)(int);
-  void (*old_term_)(int);
-};
 
 TokenBatch view_of(const data::Batch& b) {
   return {static_cast<int>(b.batch_size), static_cast<int>(b.source_length), static_cast<int>(b.target_length),
@@ -124,13 +107,63 @@ std::string fingerprint_differences(const std::vector<std::string>& all) {
 }
 
 // Threads per rank when the options leave it open: the cores this process may use (mpirun binds
-// each rank to its cores), shared with the other ranks on this node when it is not bound.
-int default_threads(const dist::Communicator& ranks) {
-  int n = omp_get_num_procs();
-  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-  const int local_ranks = local ? std::max(1, std::atoi(local)) : 1;
-  if (ranks.size() > 1 && n >= static_cast<int>(std::thread::hardware_concurrency())) n /= local_ranks;
-  return std::max(1, n);
+// ranks to cores or sockets, or not at all), divided among the ranks of this node that may use
+// the same cores. A collective: every rank calls it.
+int default_threads(dist::Communicator& ranks) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  std::string mask(CPU_SETSIZE, '0');
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) mask[static_cast<std::size_t>(c)] = '1';
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  const std::string mine = std::string(host) + "\n" + mask;
+  const auto all = ranks.gather_all(mine);
+  int sharing = 0;
+  for (const auto& other : all) {
+    if (other.substr(0, other.find('\n')) != host) continue;
+    const std::string other_mask = other.substr(other.find('\n') + 1);
+    for (std::size_t c = 0; c < mask.size() && c < other_mask.size(); ++c)
+      if (mask[c] == '1' && other_mask[c] == '1') {
+        ++sharing;
+        break;
+      }
+  }
+  return std::max(1, CPU_COUNT(&set) / std::max(1, sharing));
+}
+
+// Options a resumed run may change freely: where and how often things are written, when to stop,
+// how many threads. Every other option shapes the run (data, batches, order, schedule, model).
+bool free_to_change(const std::string& key) {
+  static const std::set<std::string> free{"run_dir",       "threads",         "max_steps",      "max_epochs",
+                                          "time_budget_minutes", "early_stopping", "valid_every", "valid_translate",
+                                          "save_every",    "save_every_minutes", "keep_checkpoints",
+                                          "snapshot_every_minutes", "log_every"};
+  return free.count(key) > 0;
+}
+
+// "batch_tokens is 1024 now, 512 in the checkpoint; seed ..." for the options that shape the run
+// and differ ("" when none does). Keys the checkpoint does not record (older versions) are skipped.
+// accumulate may change with the number of ranks: what shapes the run is the batches per update,
+// ranks x accumulate, and a new number of ranks is allowed (and told).
+std::string changed_options(const nlohmann::json& saved, int saved_ranks, const nlohmann::json& now, int ranks) {
+  std::string text;
+  for (const auto& [key, value] : now.items()) {
+    if (free_to_change(key) || !saved.contains(key) || saved.at(key) == value) continue;
+    if (key == "accumulate" && (saved_ranks != ranks || saved.at(key).get<int>() * saved_ranks == value.get<int>() * ranks))
+      continue;
+    text += (text.empty() ? "" : "; ") + key + " is " + value.dump() + " now, " + saved.at(key).dump() + " in the checkpoint";
+  }
+  return text;
+}
+
+// The dropout seed of the batch in `slot` of the global batch of update `step`: the seeds of
+// single-process runs for the first 1024 slots, a separate family beyond (more ranks x accumulate
+// than that would otherwise reuse the next update's seeds).
+std::uint64_t dropout_seed(std::uint64_t seed, std::int64_t step, std::uint64_t slot) {
+  if (slot < 1024) return derive_seed(seed, static_cast<std::uint64_t>(step) * 1024 + slot);
+  return derive_seed(derive_seed(seed ^ 0x6a09e667f3bcc908ULL, static_cast<std::uint64_t>(step)), slot);
 }
 
 }  // namespace
@@ -139,11 +172,13 @@ int default_threads(const dist::Communicator& ranks) {
 // after_update() until stop_reason() names one, then finish().
 class Trainer::Run {
  public:
-  Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks, bool resume);
+  Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks, bool resume, bool accept_changes);
   // Agrees with the other ranks on what depends on signals and rank 0's clock (time budget,
   // checkpoints by time, snapshots), does the saving that asks for, and returns why to stop, or "".
   std::string stop_reason();
-  void update();        // one optimizer update over the global batch
+  // One optimizer update over the global batch; false when there was no batch left (the epoch
+  // limit fell exactly at an update's boundary): nothing was trained.
+  bool update();
   void after_update();  // progress line, validation, checkpoints by steps
   TrainResult finish(std::string stop_reason);
 
@@ -180,7 +215,7 @@ class Trainer::Run {
   std::int64_t window_tokens_ = 0;
 };
 
-Trainer::Run::Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks, bool resume)
+Trainer::Run::Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks, bool resume, bool accept_changes)
     : o_(o), ranks_(ranks), log_(ranks.rank() == 0 ? log : silent_) {
   run_ = o.run_dir;
   checkpoints_ = run_ / "checkpoints";
@@ -196,8 +231,9 @@ Trainer::Run::Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks,
       if (resume && existing.empty()) throw Error("--resume: no checkpoint in " + checkpoints_.string());
     }
   });
+  const int shared_threads = ranks_.size() > 1 ? default_threads(ranks_) : 0;
   if (o.threads > 0) omp_set_num_threads(o.threads);
-  else if (ranks_.size() > 1) omp_set_num_threads(default_threads(ranks_));
+  else if (ranks_.size() > 1) omp_set_num_threads(shared_threads);
 
   // Every rank must train the same job on the same data.
   if (ranks_.size() > 1) {
@@ -225,20 +261,42 @@ Trainer::Run::Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks,
 
   // Model and optimizer: rank 0 starts them fresh or from the newest checkpoint that loads, and
   // every other rank receives its weights, moments and progress.
-  model_ = std::make_unique<Transformer>(o.model, cpu_backend(parse_matmul_precision(o.precision)));
-  adam_ = std::make_unique<AdamOptimizer>(*model_, AdamOptions{o.adam_beta1, o.adam_beta2, o.adam_eps});
+  dist::on_every_rank(ranks_, [&] {
+    // Weights, gradients and Adam's two moments: 16 bytes per parameter before any activation.
+    const double bytes = 16 * o.model.parameter_count();
+    if (bytes > physical_memory_bytes()) {
+      char text[256];
+      std::snprintf(text, sizeof text,
+                    "the model has %.4g parameters: training needs %.4g bytes for the weights, gradients and "
+                    "Adam's moments alone, more than this machine's memory (%.4g bytes)",
+                    o.model.parameter_count(), bytes, physical_memory_bytes());
+      throw Error(text);
+    }
+    model_ = std::make_unique<Transformer>(o.model, cpu_backend(parse_matmul_precision(o.precision)));
+    adam_ = std::make_unique<AdamOptimizer>(*model_, AdamOptions{o.adam_beta1, o.adam_beta2, o.adam_eps});
+  });
   dist::on_every_rank(ranks_, [&] {
     if (!leader()) return;
     if (resume) {
       bool loaded = false;
       for (auto it = existing.rbegin(); it != existing.rend() && !loaded; ++it) {
+        CheckpointContents contents;
         try {
-          progress_ = load_checkpoint(*it, *model_, adam_.get()).progress;
-          log_ << "resuming from " << it->string() << " (step " << progress_.step << ", epoch " << progress_.epoch + 1 << ")\n";
-          loaded = true;
+          contents = load_checkpoint(*it, *model_, adam_.get());
         } catch (const Error& e) {
           log_ << "warning: " << e.what() << "; trying an older checkpoint\n";
+          continue;
         }
+        progress_ = contents.progress;
+        const std::string changes =
+            changed_options(contents.options, progress_.ranks, options_to_json(o), ranks_.size());
+        if (!changes.empty() && !accept_changes)
+          throw Error("--resume: " + it->string() + " was trained with other options: " + changes +
+                      ". Resuming with them would not continue the same run (other batches, another order or "
+                      "schedule). Give the checkpoint's values, or add --resume-with-changes to continue anyway");
+        if (!changes.empty()) log_ << "note: resuming with changed options (--resume-with-changes): " << changes << "\n";
+        log_ << "resuming from " << it->string() << " (step " << progress_.step << ", epoch " << progress_.epoch + 1 << ")\n";
+        loaded = true;
       }
       if (!loaded) throw Error("--resume: no checkpoint in " + checkpoints_.string() + " could be loaded");
       if (progress_.ranks != ranks_.size())
@@ -285,7 +343,7 @@ Trainer::Run::Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks,
 std::string Trainer::Run::stop_reason() {
   // Signals reach each rank on its own; the clock that counts is rank 0's.
   enum { kSignal, kTimeBudget, kSaveByTime, kSnapshotMinute, kCount };
-  std::int64_t control[kCount] = {g_stop_signal != 0 ? 1 : 0, 0, 0, 0};
+  std::int64_t control[kCount] = {stop_signal() != 0 ? 1 : 0, 0, 0, 0};
   if (leader()) {
     const double now = elapsed();
     control[kTimeBudget] = o_.time_budget_minutes > 0 && now >= o_.time_budget_minutes * 60;
@@ -309,7 +367,7 @@ std::string Trainer::Run::stop_reason() {
   return "";
 }
 
-void Trainer::Run::update() {
+bool Trainer::Run::update() {
   // The global batch: ranks x accumulate consecutive batches of the epoch order (fewer where the
   // epoch limit falls inside it). Every rank walks all of them, to count the global batch's target
   // tokens, and fills its own share; the gradient is averaged over all of those tokens.
@@ -330,7 +388,7 @@ void Trainer::Run::update() {
     if (k >= first_mine && k < first_mine + per_rank) batcher_->fill(pairs, batches_[static_cast<std::size_t>(mine++)]);
     ++used;
   }
-  if (used == 0) return;  // the epoch limit was reached exactly at a boundary
+  if (used == 0) return false;  // the epoch limit was reached exactly at a boundary
   // Each batch's gradient is computed from zero and added to the sum of the earlier ones, the
   // way the ranks' gradients are added: 1 rank accumulating 2 batches then sums exactly what 2
   // ranks of 1 batch sum, to the bit.
@@ -344,7 +402,7 @@ void Trainer::Run::update() {
     }
     // Dropout masks follow the batch's place in the global batch, whoever trains it.
     const std::uint64_t slot = static_cast<std::uint64_t>(first_mine + i);
-    const nn::Dropout dropout{o_.model.dropout, derive_seed(o_.seed, static_cast<std::uint64_t>(progress_.step) * 1024 + slot)};
+    const nn::Dropout dropout{o_.model.dropout, dropout_seed(o_.seed, progress_.step, slot)};
     const LossSums s = model_->forward_backward(view_of(batches_[static_cast<std::size_t>(i)]), dropout,
                                                 1.0f / static_cast<float>(update_tokens));
     if (i > 0) be.accumulate(gradient_sum_.data(), model_->gradients(), n);
@@ -366,6 +424,7 @@ void Trainer::Run::update() {
   ++progress_.step;
   progress_.target_tokens += update_tokens;
   window_tokens_ += update_tokens;
+  return true;
 }
 
 void Trainer::Run::after_update() {
@@ -449,8 +508,9 @@ void Trainer::Run::check_ranks_agree_on_weights() {
   for (std::size_t r = 1; r < all.size(); ++r)
     if (all[r] != all[0])
       throw dist::JobError("after step " + std::to_string(progress_.step) + " the weights of rank " + std::to_string(r) +
-                           " differ from rank 0's (the gradient sums were not the same on every rank); the last "
-                           "checkpoint is intact: continue with --resume");
+                           " differ from rank 0's: the gradient sums differed between ranks, or the ranks' CPUs "
+                           "compute the update differently (nodes of different kinds, each with its own "
+                           "-march=native build); the last checkpoint is intact: continue with --resume");
 }
 
 void Trainer::Run::save() {
@@ -488,13 +548,11 @@ Trainer::Trainer(TrainOptions options, std::ostream& log, dist::Communicator& ra
 
 Trainer::~Trainer() = default;
 
-TrainResult Trainer::run(bool resume) {
-  Run run(options_, log_, *ranks_, resume);
-  StopSignals signals;
+TrainResult Trainer::run(bool resume, bool accept_changes) {
+  Run run(options_, log_, *ranks_, resume, accept_changes);
   std::string reason;
   while ((reason = run.stop_reason()).empty()) {
-    run.update();
-    run.after_update();
+    if (run.update()) run.after_update();
   }
   return run.finish(std::move(reason));
 }

@@ -16,6 +16,9 @@
 // [r x accumulate, (r+1) x accumulate) of them, the gradients are summed over the ranks, and every
 // rank applies the same Adam update. Rank 0 alone reads and writes the run folder (checkpoints,
 // logs, models, validation) and decides what depends on the clock; the others follow.
+//
+// Stop requests (Ctrl-C, SIGTERM, SIGUSR1) reach a run through train/stop_signals.h, which
+// `attn train` sets up before any thread starts.
 #include <cstdint>
 #include <filesystem>
 #include <iosfwd>
@@ -40,11 +43,14 @@ class Trainer {
   Trainer(TrainOptions options, std::ostream& log);
   Trainer(TrainOptions options, std::ostream& log, dist::Communicator& ranks);
   ~Trainer();
-  // resume: continue from the newest valid checkpoint of run_dir (an error if there is none).
+  // resume: continue from the newest valid checkpoint of run_dir (an error if there is none). An
+  // error too if the checkpoint was trained with other options that shape the run (data,
+  // batches, seed, schedule, model: all but where/how often to write, when to stop, threads),
+  // listing them, unless accept_changes.
   // Without resume, a run_dir that already holds checkpoints is an error: nothing is overwritten.
   // With several ranks, every rank calls run(); setup problems (different configurations or data
   // on different ranks, a rank that cannot read its files) throw dist::JobError on every rank.
-  TrainResult run(bool resume);
+  TrainResult run(bool resume, bool accept_changes = false);
 
  private:
   class Run;  // one run: its setup, one update, and what follows an update

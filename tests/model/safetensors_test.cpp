@@ -12,6 +12,7 @@
 
 #include "common/temp_dir.h"
 #include "core/error.h"
+#include "model/parameter_layout.h"
 #include "model/transformer.h"
 
 namespace attn {
@@ -139,6 +140,54 @@ TEST(ModelConfig, JsonRoundTripAndErrors) {
   expect_error([&] { load_model_config((dir / "bad2.json").string()); }, "heads must be positive");
   write_bytes(dir / "bad3.json", R"({"heads": )");
   expect_error([&] { load_model_config((dir / "bad3.json").string()); }, "not valid JSON");
+}
+
+// Every value of the wrong type or range names the file, the key and what is accepted; no JSON
+// library exception escapes.
+TEST(ModelConfig, WrongTypesNameTheFileTheKeyAndTheAcceptedValues) {
+  auto dir = testing::fresh_temp_dir("model_config_types");
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {R"({"positions": 1})", "'positions' must be \"sinusoidal\" or \"learned\", got 1"},
+      {R"({"positions": "rotary"})", "'positions' must be \"sinusoidal\" or \"learned\", got \"rotary\""},
+      {R"({"d_model": "big"})", "'d_model' must be a whole number, got \"big\""},
+      {R"({"d_model": 3.5})", "'d_model' must be a whole number, got 3.5"},
+      {R"({"heads": 1e12})", "'heads' must be a whole number"},
+      {R"({"heads": 4294967304})", "'heads' must be a whole number from"},
+      {R"({"dropout": "0.1"})", "'dropout' must be a number, got \"0.1\""},
+      {R"({"layers": [6]})", "'layers' must be a whole number, got [6]"},
+      {R"({"preset": 3})", "'preset' must be one of"},
+  };
+  for (const auto& [text, fragment] : cases) {
+    write_bytes(dir / "config.json", text);
+    expect_error([&] { load_model_config((dir / "config.json").string()); }, fragment);
+    expect_error([&] { load_model_config((dir / "config.json").string()); }, (dir / "config.json").string() + ":");
+  }
+}
+
+// The parameter count from the sizes alone equals the layout's (the tensors the model allocates).
+TEST(ModelConfig, ParameterCountFromTheSizesEqualsTheLayout) {
+  for (const auto& name : ModelConfig::preset_names()) {
+    for (const auto positions : {PositionEncoding::Sinusoidal, PositionEncoding::Learned}) {
+      ModelConfig c = ModelConfig::preset(name);
+      c.positions = positions;
+      c.d_v = c.d_k + 8;
+      c.decoder_layers = c.encoder_layers + 1;
+      EXPECT_EQ(c.parameter_count(), static_cast<double>(ParameterLayout(c).total())) << name;
+    }
+  }
+}
+
+// Sizes that cannot fit in this machine's memory are refused before anything is allocated, with
+// the bytes they would need.
+TEST(ModelConfig, SizesBeyondMemoryAreRefusedBeforeAllocation) {
+  auto dir = testing::fresh_temp_dir("model_config_size");
+  write_bytes(dir / "config.json", R"({"d_model": 1000000000})");
+  expect_error([&] { load_model_config((dir / "config.json").string()); }, "bytes for the weights alone");
+  write_bytes(dir / "config.json", R"({"encoder_layers": 2000000000, "decoder_layers": 2000000000})");
+  expect_error([&] { load_model_config((dir / "config.json").string()); }, "bytes for the weights alone");
+  ModelConfig c = ModelConfig::preset("small");
+  c.d_ff = 2000000000;
+  expect_error([&] { Transformer model(c); }, "bytes for the weights alone");
 }
 
 }  // namespace

@@ -88,19 +88,26 @@ Job spawn(Args args, const std::filesystem::path& output) {
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  // A process group of its own, so that a hung job can be killed with every rank.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
   Job job{0, output};
-  EXPECT_EQ(posix_spawn(&job.pid, argv[0], &actions, nullptr, argv.data(), env.data()), 0);
+  EXPECT_EQ(posix_spawn(&job.pid, argv[0], &actions, &attributes, argv.data(), env.data()), 0);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   return job;
 }
 
-// Waits at most `limit`; a job still running then is killed and reported as a hang.
-int wait_for(const Job& job, std::chrono::seconds limit = std::chrono::seconds(120)) {
+// Waits at most `limit` (generous: the sanitizer build on a loaded 2-core machine is ~5x slower);
+// a job still running then is killed, every rank with it, and reported as a hang.
+int wait_for(const Job& job, std::chrono::seconds limit = std::chrono::seconds(400)) {
   const auto deadline = Clock::now() + limit;
   int status = 0;
   while (waitpid(job.pid, &status, WNOHANG) == 0) {
     if (Clock::now() > deadline) {
-      kill(job.pid, SIGKILL);
+      kill(-job.pid, SIGKILL);
       waitpid(job.pid, &status, 0);
       ADD_FAILURE() << "the job did not end within " << limit.count() << " s (hang)";
       return -1;
@@ -211,7 +218,7 @@ TEST_F(Distributed, KilledRankStopsTheJobAndResumeReachesTheUninterruptedWeights
   const Args killed_args = train_args(t, *dir_ / "killed", 200);
   const Job job = spawn(mpirun({killed_args, killed_args}), *dir_ / "killed.log");
   const auto wanted = checkpoint_path(*dir_ / "killed" / "checkpoints", 80);
-  auto deadline = Clock::now() + std::chrono::seconds(120);
+  auto deadline = Clock::now() + std::chrono::seconds(400);
   while (!std::filesystem::exists(wanted) && Clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   ASSERT_TRUE(std::filesystem::exists(wanted)) << "the job never reached step 80: " << read_all(job.output);
@@ -249,7 +256,7 @@ TEST_F(Distributed, SignalToOneRankStopsEveryRankAtTheSameStep) {
   const Args args = train_args(t, *dir_ / "signalled", 100000);
   const Job job = spawn(mpirun({args, args}), *dir_ / "signalled.log");
   const auto first = checkpoint_path(*dir_ / "signalled" / "checkpoints", 20);
-  const auto deadline = Clock::now() + std::chrono::seconds(120);
+  const auto deadline = Clock::now() + std::chrono::seconds(400);
   while (!std::filesystem::exists(first) && Clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   ASSERT_TRUE(std::filesystem::exists(first)) << read_all(job.output);
@@ -265,6 +272,27 @@ TEST_F(Distributed, SignalToOneRankStopsEveryRankAtTheSameStep) {
   const auto last = inspect_checkpoint(all.back()).progress;
   EXPECT_NE(log.find("training stopped (interrupted) at step " + std::to_string(last.step)), std::string::npos) << log;
   EXPECT_EQ(last.ranks, 2);
+}
+
+// SIGUSR1 to mpirun (which forwards it to every rank; its own Ctrl-C handling kills the ranks a
+// second after asking them to stop): every rank stops after the same update, with a checkpoint.
+TEST_F(Distributed, UserSignalToMpirunStopsEveryRankWithACheckpoint) {
+  const auto& t = *task_;
+  const Args args = train_args(t, *dir_ / "usr1", 100000);
+  const Job job = spawn(mpirun({args, args}), *dir_ / "usr1.log");
+  const auto first = checkpoint_path(*dir_ / "usr1" / "checkpoints", 20);
+  const auto deadline = Clock::now() + std::chrono::seconds(400);
+  while (!std::filesystem::exists(first) && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(std::filesystem::exists(first)) << read_all(job.output);
+  ASSERT_EQ(kill(job.pid, SIGUSR1), 0);
+  const int status = wait_for(job, std::chrono::seconds(120));
+  const std::string log = read_all(job.output);
+  EXPECT_TRUE(failed_cleanly(status)) << log;
+  const auto all = list_checkpoints(*dir_ / "usr1" / "checkpoints");
+  ASSERT_FALSE(all.empty());
+  const auto last = inspect_checkpoint(all.back()).progress;
+  EXPECT_NE(log.find("training stopped (interrupted) at step " + std::to_string(last.step)), std::string::npos) << log;
 }
 
 // Setups that cannot train one model are refused at the start, on every rank, naming what differs.

@@ -7,10 +7,16 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "common/temp_dir.h"
 #include "model/safetensors.h"
@@ -38,6 +44,19 @@ pid_t spawn(std::vector<std::string> args) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+pid_t spawn_logged(std::vector<std::string> args, const std::filesystem::path& log) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
   EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
   posix_spawn_file_actions_destroy(&actions);
@@ -80,6 +99,115 @@ TEST(Resume, KilledAndResumedRunEqualsUninterruptedRunBitForBit) {
     const auto& other = b.entries().at(name);
     ASSERT_EQ(a.data().substr(entry.begin, entry.end - entry.begin), b.data().substr(other.begin, other.end - other.begin))
         << name << " differs";
+  }
+}
+
+std::string read_all(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int run_logged(std::vector<std::string> args, const std::filesystem::path& log) {
+  std::string command;
+  for (const auto& a : args) command += "'" + a + "' ";
+  return std::system((command + "> '" + log.string() + "' 2>&1").c_str());
+}
+
+std::vector<std::string> setting(std::vector<std::string> a, const std::vector<std::string>& changes) {
+  for (std::size_t i = 0; i + 1 < changes.size(); i += 2) {
+    auto it = std::find(a.begin(), a.end(), changes[i]);
+    if (it != a.end()) *(it + 1) = changes[i + 1];
+    else a.insert(a.end(), {changes[i], changes[i + 1]});
+  }
+  return a;
+}
+
+// A resume with options that shape the run (batches, seed, schedule...) is refused, listing them,
+// unless asked for with --resume-with-changes; when to stop or how often to write may change.
+TEST(Resume, ChangedOptionsAreRefusedUnlessAskedFor) {
+  const auto dir = testing::fresh_temp_dir("resume_changes");
+  const auto task = testing::make_reverse_task(dir, 1000, 20);
+  const auto args = setting(train_args(task, dir / "run"), {"--max-steps", "20"});
+  ASSERT_EQ(run_logged(args, dir / "first.log"), 0) << read_all(dir / "first.log");
+
+  auto changed = setting(args, {"--max-steps", "40", "--batch-tokens", "1024", "--seed", "7", "--accumulate", "1"});
+  changed.push_back("--resume");
+  EXPECT_NE(run_logged(changed, dir / "refused.log"), 0);
+  const std::string refused = read_all(dir / "refused.log");
+  EXPECT_NE(refused.find("batch_tokens is 1024 now, 512 in the checkpoint"),
+            std::string::npos) << refused;
+  EXPECT_NE(refused.find("seed is 7 now, 1 in the checkpoint"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("accumulate is 1 now, 2 in the checkpoint"), std::string::npos) << refused;
+  EXPECT_EQ(refused.find("max_steps"), std::string::npos) << "max_steps may change: " << refused;
+  EXPECT_NE(refused.find("--resume-with-changes"), std::string::npos) << refused;
+  EXPECT_FALSE(std::filesystem::exists(checkpoint_path(dir / "run" / "checkpoints", 40)));
+
+  auto free = setting(args, {"--max-steps", "30", "--log-every", "5", "--save-every", "5"});
+  free.push_back("--resume");
+  EXPECT_EQ(run_logged(free, dir / "free.log"), 0) << read_all(dir / "free.log");
+  EXPECT_TRUE(std::filesystem::exists(checkpoint_path(dir / "run" / "checkpoints", 30)));
+
+  changed.back() = "--resume-with-changes";
+  EXPECT_EQ(run_logged(changed, dir / "accepted.log"), 0) << read_all(dir / "accepted.log");
+  EXPECT_NE(read_all(dir / "accepted.log").find("note: resuming with changed options"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(checkpoint_path(dir / "run" / "checkpoints", 40)));
+}
+
+// The epoch limit falling exactly at an update's boundary ends the run without a phantom update:
+// no second record of the last step (with a loss of NaN), no second validation of it.
+TEST(Resume, EpochLimitAtAnUpdateBoundaryEndsWithoutAPhantomUpdate) {
+  const auto dir = testing::fresh_temp_dir("epoch_limit");
+  const auto task = testing::make_reverse_task(dir, 1000, 20);
+  const auto args = setting(train_args(task, dir / "run"),
+                            {"--max-steps", "0", "--max-epochs", "1", "--accumulate", "1", "--log-every", "1",
+                             "--valid-source", task.dev_src.string(), "--valid-target", task.dev_tgt.string(),
+                             "--valid-every", "1", "--valid-translate", "0", "--save-every", "1"});
+  ASSERT_EQ(run_logged(args, dir / "run.log"), 0) << read_all(dir / "run.log");
+  std::ifstream in(dir / "run" / "train.jsonl");
+  std::map<std::pair<std::string, std::int64_t>, int> records;
+  std::int64_t last = 0;
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line);
+    EXPECT_EQ(line.find("null"), std::string::npos) << line;
+    ++records[{j.at("type").get<std::string>(), j.at("step").get<std::int64_t>()}];
+    last = std::max(last, j.at("step").get<std::int64_t>());
+  }
+  ASSERT_GT(last, 5);
+  for (const auto& [key, count] : records) EXPECT_EQ(count, 1) << key.first << " record of step " << key.second;
+  EXPECT_EQ(records.size(), 2 * static_cast<std::size_t>(last));
+  const auto progress = inspect_checkpoint(checkpoint_path(dir / "run" / "checkpoints", last)).progress;
+  EXPECT_EQ(progress.epoch, 1);
+}
+
+// SIGTERM at random moments of training: every run finishes its update, writes a checkpoint that
+// loads, says where it stopped and exits with status 1. (With a signal handler interrupting the
+// computation, about one run in eight died with a corrupted heap instead.)
+TEST(Resume, StopSignalsAtRandomMomentsAlwaysEndWithACheckpoint) {
+  const auto dir = testing::fresh_temp_dir("stop_signals");
+  const auto task = testing::make_reverse_task(dir, 1000, 20);
+  Random rng(7);
+  for (int i = 0; i < 12; ++i) {
+    const auto run = dir / ("run" + std::to_string(i));
+    auto args = setting(train_args(task, run), {"--d-model", "256", "--d-ff", "512", "--d-k", "32", "--d-v", "32",
+                                                "--max-steps", "100000", "--save-every", "5", "--threads", "1",
+                                                "--accumulate", "1"});
+    const pid_t pid = spawn_logged(args, dir / ("run" + std::to_string(i) + ".log"));
+    // Wait for training to be under way (the first checkpoint), then a random part of a few updates.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
+    while (!std::filesystem::exists(checkpoint_path(run / "checkpoints", 5)) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::this_thread::sleep_for(std::chrono::milliseconds(rng.below(400)));
+    kill(pid, SIGTERM);
+    const int status = wait_for(pid);
+    const std::string log = read_all(dir / ("run" + std::to_string(i) + ".log"));
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << "run " << i << ": " << log;
+    const auto saved = list_checkpoints(run / "checkpoints");
+    ASSERT_FALSE(saved.empty());
+    const auto progress = inspect_checkpoint(saved.back()).progress;
+    EXPECT_NE(log.find("training stopped (interrupted) at step " + std::to_string(progress.step)), std::string::npos)
+        << log;
   }
 }
 

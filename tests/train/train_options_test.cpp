@@ -1,0 +1,77 @@
+// The training options: every value of the wrong type names the file, the key and what it
+// accepts; every numeric option refuses values that make no sense, naming itself.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "train/train_options.h"
+
+namespace attn {
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TrainOptions usable() {
+  TrainOptions o;
+  o.train_source = "a";
+  o.train_target = "b";
+  o.vocabulary = "v";
+  return o;
+}
+
+TEST(TrainOptions, WrongTypesNameTheSourceTheKeyAndTheAcceptedValues) {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {R"({"positions": 1})", "config.json: option 'positions' must be \"sinusoidal\" or \"learned\", got 1"},
+      {R"({"batch_tokens": "many"})", "config.json: option 'batch_tokens' must be a whole number from"},
+      {R"({"batch_tokens": 4096.5})", "option 'batch_tokens' must be a whole number from -2147483648 to 2147483647, got 4096.5"},
+      {R"({"max_steps": 1e30})", "option 'max_steps' must be a whole number from"},
+      {R"({"seed": -1})", "option 'seed' must be a whole number from 0 to 18446744073709551615, got -1"},
+      {R"({"lr_scale": "2"})", "option 'lr_scale' must be a number, got \"2\""},
+      {R"({"run_dir": 5})", "option 'run_dir' must be a string, got 5"},
+      {R"({"d_model": [512]})", "option 'd_model' must be a whole number"},
+      {R"({"preset": 1})", "option 'preset' must be one of"},
+  };
+  for (const auto& [text, fragment] : cases) {
+    TrainOptions o = usable();
+    const std::string e = error_of([&] { apply_options_json(nlohmann::json::parse(text), o, "config.json"); });
+    EXPECT_NE(e.find(fragment), std::string::npos) << text << " -> " << e;
+  }
+  // Whole numbers written as floats are fine.
+  TrainOptions o = usable();
+  apply_options_json(nlohmann::json::parse(R"({"batch_tokens": 4e3, "seed": 7})"), o, "config.json");
+  EXPECT_EQ(o.batch_tokens, 4000);
+  EXPECT_EQ(o.seed, 7u);
+}
+
+// Every numeric option set to -1 is refused by validate() (or by reading it), naming the option.
+TEST(TrainOptions, EveryNumericOptionRefusesNegativeValuesNamingItself) {
+  TrainOptions scratch;
+  int checked = 0;
+  for (const auto& f : option_fields(scratch)) {
+    if (std::holds_alternative<std::string*>(f.target) || std::holds_alternative<PositionEncoding*>(f.target)) continue;
+    TrainOptions o = usable();
+    const std::string e = error_of([&] {
+      apply_options_json({{f.name, -1}}, o, "test");
+      validate(o);
+    });
+    EXPECT_NE(e.find(f.name), std::string::npos) << f.name << " = -1 gave: '" << e << "'";
+    ++checked;
+  }
+  EXPECT_GE(checked, 30);
+  // Betas at 1 would divide by zero in Adam's bias correction.
+  for (const char* beta : {"adam_beta1", "adam_beta2"}) {
+    TrainOptions o = usable();
+    apply_options_json({{beta, 1.0}}, o, "test");
+    EXPECT_NE(error_of([&] { validate(o); }).find(beta), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace attn
