@@ -340,7 +340,7 @@ void add_align_command(CLI::App& app) {
   command->add_option("--threshold", args->threshold,
                       "0: link each target word to its argmax source word; > 0: to every source word whose "
                       "attention is at least this")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_in(0, 1))
       ->capture_default_str();
   command->add_option("--baseline", args->baseline, "A baseline instead of attention: diagonal or ibm1")
       ->check(CLI::IsMember({"diagonal", "ibm1"}));

@@ -226,12 +226,12 @@ void add_heatmap_command(CLI::App& app) {
   command->add_option("--word", args->word, "lines only: draw only the attention of this query token (0-based)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--cutoff", args->cutoff, "lines only: leave out weights below this (default 0.05)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(finite_in(0, 1));
   command->add_option("--format", args->format, "svg, png or both")
       ->check(CLI::IsMember({"svg", "png", "both"}))
       ->capture_default_str();
   command->add_option("--scale", args->scale, "PNG pixels per SVG pixel")
-      ->check(CLI::Range(0.25, 8.0))
+      ->check(finite_in(0.25, 8))
       ->capture_default_str();
   command->add_option("--max-pictures", args->max_pictures, "Refuse to draw more pictures than this")
       ->check(CLI::PositiveNumber)

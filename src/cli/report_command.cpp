@@ -163,7 +163,7 @@ void add_report_command(CLI::App& app) {
   sub->add_option("--sample-source", args->sample_source, "source text for sample translations");
   sub->add_option("--sample-reference", args->sample_reference, "reference translations for the samples");
   sub->add_option("--sample", args->samples, "'SYSTEM=translations' (repeatable)");
-  sub->add_option("--sample-count", args->sample_count, "how many samples")->capture_default_str();
+  sub->add_option("--sample-count", args->sample_count, "how many samples")->capture_default_str()->check(CLI::Range(0, 100000));
   sub->add_option("--notes", args->notes, "a Markdown file appended to the report");
   sub->callback([args] { run(*args); });
 }

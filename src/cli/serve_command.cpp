@@ -120,7 +120,7 @@ void add_serve_command(CLI::App& app) {
   sub->add_option("--max-queue", o.limits.max_queue, "sentences waiting to be translated (429 beyond)")
       ->capture_default_str()->check(CLI::Range(1, 1 << 24));
   sub->add_option("--timeout", o.limits.timeout_seconds, "seconds a request may wait and run (503 beyond)")
-      ->capture_default_str()->check(CLI::Range(0.001, 86400.0));
+      ->capture_default_str()->check(finite_in(0.001, 86400));
   sub->add_option("--read-timeout", o.limits.read_timeout_seconds, "seconds a silent connection is kept")
       ->capture_default_str()->check(CLI::Range(1, 3600));
   sub->add_option("--http-threads", o.http_threads, "connections served at once")

@@ -34,7 +34,9 @@ nlohmann::json flag_value(const OptionField& f, const std::string& text) {
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error&) {
-    throw Error("--" + f.name + ": '" + text + "' is not a number");
+    std::string dashed = f.name;
+    std::replace(dashed.begin(), dashed.end(), '_', '-');
+    throw Error("--" + dashed + ": '" + text + "' is not a number");
   }
 }
 

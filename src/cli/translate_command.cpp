@@ -143,16 +143,19 @@ void add_translate_command(CLI::App& app) {
   SearchOptions& s = args->options.search;
   sub->add_option("-b,--beam", s.beam_size, "beam size (1: greedy)")->capture_default_str()->check(CLI::Range(1, 1000));
   sub->add_option("--alpha", s.length_penalty, "length penalty alpha: score = log P / ((5 + |Y|) / 6)^alpha")
-      ->capture_default_str();
+      ->capture_default_str()->check(finite_in(0, 10));
   sub->add_option("--n-best", s.n_best, "hypotheses per sentence (Moses n-best format when > 1)")
       ->capture_default_str()->check(CLI::PositiveNumber);
-  sub->add_option("--max-length-a", s.max_length_a, "maximum output tokens = a * source tokens + b")->capture_default_str();
-  sub->add_option("--max-length-b", s.max_length_b, "see --max-length-a")->capture_default_str();
-  sub->add_option("--batch-tokens", args->options.batch_tokens, "source tokens per batch")->capture_default_str();
-  sub->add_option("--max-batch-sentences", args->options.max_batch_sentences, "sentences per batch")->capture_default_str();
+  sub->add_option("--max-length-a", s.max_length_a, "maximum output tokens = a * source tokens + b")
+      ->capture_default_str()->check(finite_in(0, 1000));
+  sub->add_option("--max-length-b", s.max_length_b, "see --max-length-a")->capture_default_str()->check(CLI::Range(0, 1 << 20));
+  sub->add_option("--batch-tokens", args->options.batch_tokens, "source tokens per batch")
+      ->capture_default_str()->check(CLI::Range(1, 1 << 24));
+  sub->add_option("--max-batch-sentences", args->options.max_batch_sentences, "sentences per batch")
+      ->capture_default_str()->check(CLI::Range(1, 1 << 16));
   sub->add_option("--max-input-tokens", args->options.max_input_tokens,
-                  "crop longer inputs (0: the model's maximum)")->capture_default_str();
-  sub->add_option("--threads", args->threads, "CPU threads (0: all cores)")->capture_default_str();
+                  "crop longer inputs (0: the model's maximum)")->capture_default_str()->check(CLI::Range(0, 1 << 24));
+  sub->add_option("--threads", args->threads, "CPU threads (0: all cores)")->capture_default_str()->check(CLI::Range(0, 1024));
   sub->add_flag("-q,--quiet", args->quiet, "no throughput line on stderr");
   add_attention_options(sub, args->attention);
   sub->add_flag("--alignment", args->alignment,
@@ -163,8 +166,10 @@ void add_translate_command(CLI::App& app) {
   sub->add_option("--alignment-head", args->align_head, "a head for --alignment, or mean")->capture_default_str();
   sub->add_option("--alignment-threshold", args->align.threshold,
                   "0: each target word links to its most attended source word; > 0: to every source word with at "
-                  "least this weight")->capture_default_str()->check(CLI::NonNegativeNumber);
+                  "least this weight")->capture_default_str()->check(finite_in(0, 1));
   sub->callback([args] {
+    if (args->options.search.max_length_a == 0 && args->options.search.max_length_b == 0)
+      throw Error("--max-length-a 0 and --max-length-b 0 allow no output token: give a or b > 0");
     args->options.search.n_best = std::min(args->options.search.n_best, args->options.search.beam_size);
     run(*args);
   });

@@ -187,6 +187,7 @@ class Trainer::Run {
   double elapsed() const { return start_elapsed_ + std::chrono::duration<double>(Clock::now() - started_).count(); }
   void save();
   void check_ranks_agree_on_weights();
+  void check_divergence(double gradient_norm, double loss_per_token) const;
 
   TrainOptions& o_;
   dist::Communicator& ranks_;
@@ -394,6 +395,7 @@ bool Trainer::Run::update() {
   // ranks of 1 batch sum, to the bit.
   Backend& be = model_->backend();
   const std::int64_t n = model_->parameter_count();
+  double update_loss = 0;  // this rank's share of the update's loss sum
   model_->zero_gradients();
   for (int i = 0; i < mine; ++i) {
     if (i > 0) {
@@ -408,17 +410,19 @@ bool Trainer::Run::update() {
     if (i > 0) be.accumulate(gradient_sum_.data(), model_->gradients(), n);
     window_loss_ += s.loss;
     window_nll_ += s.nll;
+    update_loss += s.loss;
   }
   if (ranks_.size() > 1) {
     const auto t0 = Clock::now();
     ranks_.sum(model_->gradients(), static_cast<std::size_t>(model_->parameter_count()));
+    ranks_.sum(&update_loss, 1);
     window_comm_ += std::chrono::duration<double>(Clock::now() - t0).count();
   }
+  // Every rank now holds the same global gradient and loss, so every rank decides alike.
+  const double norm = std::sqrt(be.sum_squares(model_->gradients(), n));
+  check_divergence(norm, update_loss / static_cast<double>(update_tokens));
   float grad_scale = 1.0f;
-  if (o_.clip_norm > 0) {
-    const double norm = std::sqrt(model_->backend().sum_squares(model_->gradients(), model_->parameter_count()));
-    if (norm > o_.clip_norm) grad_scale = static_cast<float>(o_.clip_norm / norm);
-  }
+  if (o_.clip_norm > 0 && norm > o_.clip_norm) grad_scale = static_cast<float>(o_.clip_norm / norm);
   lr_ = schedule_(progress_.step + 1);
   adam_->step(static_cast<float>(lr_), grad_scale);
   ++progress_.step;
@@ -445,7 +449,9 @@ void Trainer::Run::after_update() {
       eta = eta < 0 ? by_steps : std::min(eta, by_steps);
     }
     char line[320];
-    std::snprintf(line, sizeof line, "step %7lld | epoch %3lld | loss %.4f | ppl %8.2f | lr %.3e | %6.0f tok/s | %s%s%s",
+    std::snprintf(line, sizeof line,
+                  ppl < 1e6 ? "step %7lld | epoch %3lld | loss %.4f | ppl %8.2f | lr %.3e | %6.0f tok/s | %s%s%s"
+                            : "step %7lld | epoch %3lld | loss %.4f | ppl %8.2e | lr %.3e | %6.0f tok/s | %s%s%s",
                   static_cast<long long>(progress_.step), static_cast<long long>(progress_.epoch + 1), loss, ppl, lr_,
                   tps, clock_text(now).c_str(), eta >= 0 ? " | ETA " : "", eta >= 0 ? clock_text(eta).c_str() : "");
     log_ << line;
@@ -497,6 +503,36 @@ void Trainer::Run::after_update() {
   if (o_.save_every > 0 && progress_.step % o_.save_every == 0) save();
 }
 
+// A run that diverges stops before the update is applied, saying what to change. fairseq raises
+// on a gradient that is not finite in float32 too (it skips updates only under fp16 loss scaling,
+// which attn does not use: bf16 has float32's range); Marian has --throw-on-divergence. Besides
+// NaN/Inf, a loss per token beyond 100 x ln(vocabulary size) (a model that gives the right token a
+// probability under V^-100, far worse than guessing uniformly) is divergence too: with a learning
+// rate far too high, weights and logits grow while every value stays finite.
+void Trainer::Run::check_divergence(double gradient_norm, double loss_per_token) const {
+  const double limit = 100 * std::log(static_cast<double>(o_.model.vocab_size));
+  std::string what;
+  if (!std::isfinite(gradient_norm)) what = "the gradient is not finite (its L2 norm is " + std::to_string(gradient_norm) + ")";
+  else if (!std::isfinite(loss_per_token)) what = "the loss is not finite";
+  else if (loss_per_token > limit)
+    what = "the loss per target token is " + std::to_string(loss_per_token) + ", beyond 100 x ln(vocabulary size) = " +
+           std::to_string(limit) + " (guessing uniformly gives " + std::to_string(limit / 100) + ")";
+  if (what.empty()) return;
+  std::string last = "none yet";
+  if (leader()) {
+    const auto saved = list_checkpoints(checkpoints_);
+    if (!saved.empty()) last = saved.back().string();
+  }
+  char settings[256];
+  std::snprintf(settings, sizeof settings, "lr_scale %g, warmup_steps %d, clip_norm %g", o_.lr_scale, o_.warmup_steps,
+                static_cast<double>(o_.clip_norm));
+  throw dist::JobError("training diverged at update " + std::to_string(progress_.step + 1) + ": " + what +
+                       ". The update was not applied and nothing was saved from it. The learning rate is too high "
+                       "for this model and batch (" + settings + "): lower lr_scale, raise warmup_steps, or set "
+                       "clip_norm (e.g. 1), then continue from the last checkpoint (" + last +
+                       ") with --resume-with-changes, or start again. train.jsonl shows where the loss turned.");
+}
+
 // Every rank applied the same updates to the same weights, so the weights must be identical to
 // the bit; checked whenever a checkpoint is written (a reduction that gave ranks different sums
 // would otherwise let them drift apart silently).
@@ -514,6 +550,10 @@ void Trainer::Run::check_ranks_agree_on_weights() {
 }
 
 void Trainer::Run::save() {
+  // Never let a checkpoint of weights that are not finite replace a good one.
+  if (!std::isfinite(model_->backend().sum_squares(model_->parameters(), model_->parameter_count())))
+    throw dist::JobError("after update " + std::to_string(progress_.step) +
+                         " the weights are not finite; no checkpoint written (the last one is intact)");
   check_ranks_agree_on_weights();
   if (leader()) {
     progress_.elapsed_seconds = elapsed();
