@@ -3,6 +3,7 @@
 // not finite.
 #include <cmath>
 #include <cstring>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -53,6 +54,27 @@ TEST(Divergence, ALearningRateFarTooHighStopsTheRunSayingWhatToChange) {
     ASSERT_FALSE(saved.empty());
     EXPECT_LT(inspect_checkpoint(saved.back()).progress.step, 300);
     expect_finite_checkpoints(run);
+  }
+}
+
+// An empty or all-blank dev set is refused at the start (it made every validation a "new best"
+// with perplexity 0).
+TEST(DevSet, EmptyOrBlankDevSetIsRefusedClearly) {
+  const auto dir = testing::fresh_temp_dir("empty_dev");
+  const auto t = testing::make_reverse_task(dir, 300, 5);
+  for (const std::string text : {"", "\n  \n\t\n"}) {
+    {
+      std::ofstream(dir / "dev.src") << text;
+      std::ofstream(dir / "dev.tgt") << text;
+    }
+    const auto run = dir / ("run" + std::to_string(text.size()));
+    const auto r = testing::run_attn("train --preset tiny --train-source " + t.train_src.string() + " --train-target " +
+                                     t.train_tgt.string() + " --vocabulary " + t.vocabulary.string() +
+                                     " --valid-source " + (dir / "dev.src").string() + " --valid-target " +
+                                     (dir / "dev.tgt").string() + " --max-steps 5 --run-dir " + run.string());
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("has no usable sentence pair"), std::string::npos) << r.output;
+    EXPECT_TRUE(list_checkpoints(run / "checkpoints").empty());
   }
 }
 
