@@ -339,6 +339,9 @@ Trainer::Run::Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks,
   epoch_ = batcher_->epoch(static_cast<std::uint64_t>(progress_.epoch));
   batches_.resize(static_cast<std::size_t>(o.accumulate));
   if (o.accumulate > 1) gradient_sum_.resize(model_->backend(), static_cast<std::size_t>(model_->parameter_count()));
+  // Training time, time to the next checkpoint and the first progress window start now, not
+  // before the setup (loading, tokenising) above.
+  started_ = last_save_ = window_start_ = Clock::now();
 }
 
 std::string Trainer::Run::stop_reason() {
