@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/sha256.h"
 #include "core/special_tokens.h"
 #include "model/initialization.h"
 #include "model/safetensors.h"
@@ -123,11 +124,21 @@ void Transformer::save_parameters(const std::filesystem::path& path,
   for (const auto& t : layout_.tensors()) tensors.push_back({t.name, t.shape, host.data() + t.offset});
   auto meta = metadata;
   meta.emplace("format", "attn");
+  // A checksum of the data section as it will be written (the tensors in order), as checkpoints
+  // have: a flipped bit is found on load instead of translating with it.
+  Sha256 hash;
+  for (const auto& t : layout_.tensors())
+    hash.update(host.data() + t.offset, static_cast<std::size_t>(t.size) * sizeof(float));
+  meta["attn.sha256"] = to_hex(hash.finish());
   write_safetensors(path, tensors, meta);
 }
 
 void Transformer::load_parameters(const std::filesystem::path& path) {
   const SafetensorsFile file(path);
+  // Files written by attn carry a checksum; files from elsewhere (PyTorch exports) may not.
+  if (const auto it = file.metadata().find("attn.sha256");
+      it != file.metadata().end() && sha256_hex(file.data()) != it->second)
+    throw_in(path.string(), "corrupted model file: the data does not match its SHA-256 checksum (attn.sha256)");
   std::vector<float> host(static_cast<std::size_t>(layout_.total()));
   for (const auto& t : layout_.tensors()) file.read(t.name, t.shape, host.data() + t.offset);
   std::set<std::string> expected;

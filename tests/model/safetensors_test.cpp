@@ -142,6 +142,34 @@ TEST(ModelConfig, JsonRoundTripAndErrors) {
   expect_error([&] { load_model_config((dir / "bad3.json").string()); }, "not valid JSON");
 }
 
+// A model file written by attn carries a SHA-256 of its data; one flipped bit is refused on load,
+// naming the file. A file without the checksum (exported from elsewhere) still loads.
+TEST(ModelFile, AFlippedBitIsRefusedOnLoad) {
+  auto dir = testing::fresh_temp_dir("model_checksum");
+  ModelConfig c = ModelConfig::preset("tiny");
+  Transformer a(c);
+  a.initialize(3);
+  a.save_parameters(dir / "model.safetensors", {});
+  Transformer b(c);
+  b.load_parameters(dir / "model.safetensors");  // intact: loads
+  std::string bytes;
+  {
+    std::ifstream in(dir / "model.safetensors", std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  bytes[bytes.size() - 100] ^= 0x10;  // one bit of a weight
+  write_bytes(dir / "flipped.safetensors", bytes);
+  expect_error([&] { b.load_parameters(dir / "flipped.safetensors"); },
+               (dir / "flipped.safetensors").string() + ": corrupted model file: the data does not match its SHA-256");
+  // Without the checksum (as PyTorch would write it): loads.
+  const std::vector<float> host = a.parameters_to_host();
+  std::vector<TensorToWrite> tensors;
+  for (const auto& t : a.layout().tensors()) tensors.push_back({t.name, t.shape, host.data() + t.offset});
+  write_safetensors(dir / "plain.safetensors", tensors, {});
+  b.load_parameters(dir / "plain.safetensors");
+  EXPECT_EQ(b.parameters_to_host(), host);
+}
+
 // Every value of the wrong type or range names the file, the key and what is accepted; no JSON
 // library exception escapes.
 TEST(ModelConfig, WrongTypesNameTheFileTheKeyAndTheAcceptedValues) {
