@@ -1,5 +1,9 @@
 // The training options: every value of the wrong type names the file, the key and what it
 // accepts; every numeric option refuses values that make no sense, naming itself.
+#include <fstream>
+#include <iterator>
+#include <regex>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -71,6 +75,23 @@ TEST(TrainOptions, EveryNumericOptionRefusesNegativeValuesNamingItself) {
     apply_options_json({{beta, 1.0}}, o, "test");
     EXPECT_NE(error_of([&] { validate(o); }).find(beta), std::string::npos);
   }
+}
+
+// docs/config.md documents every option with the default --dump-config prints (the defaults are
+// the small preset's), and documents no option that does not exist.
+TEST(TrainOptions, DocsConfigListsEveryOptionWithItsDefault) {
+  std::ifstream in(std::string(ATTN_SOURCE_DIR) + "/docs/config.md");
+  ASSERT_TRUE(in) << "docs/config.md";
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const nlohmann::json defaults = options_to_json(TrainOptions{});
+  for (const auto& [key, value] : defaults.items())
+    EXPECT_NE(doc.find("| `" + key + "` | `" + value.dump() + "` |"), std::string::npos)
+        << "docs/config.md has no row | `" << key << "` | `" << value.dump() << "` |";
+  const std::regex row(R"(\n\| `([a-z_0-9]+)` \| `([^`]*)` \|)");
+  int rows = 0;
+  for (auto it = std::sregex_iterator(doc.begin(), doc.end(), row); it != std::sregex_iterator(); ++it, ++rows)
+    EXPECT_TRUE(defaults.contains((*it)[1].str())) << "docs/config.md documents '" << (*it)[1] << "', not an option";
+  EXPECT_EQ(rows, static_cast<int>(defaults.size()));
 }
 
 }  // namespace
