@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/svg_chart.h"
+#include "inspect/svg_chart.h"
 #include "core/atomic_file.h"
 #include "core/clock_text.h"
 #include "core/error.h"
@@ -21,6 +21,9 @@
 
 namespace attn::cli {
 namespace {
+
+using inspect::ChartSeries;
+using inspect::svg_line_chart;
 
 struct ReportArguments {
   std::string run, train_dir, title = "attn translation run";
@@ -86,9 +89,9 @@ void run(const ReportArguments& args) {
   const nlohmann::json config = read_json_file((train / "config.json").string(), "the run's configuration");
 
   // Learning curve (a run shorter than log_every updates has no records to draw).
-  ChartSeries train_loss{"train loss (label-smoothed)", "#1f77b4", false, {}};
-  ChartSeries dev_ce{"dev cross-entropy", "#d62728", false, {}};
-  ChartSeries dev_bleu{"dev BLEU (greedy)", "#2ca02c", true, {}};
+  ChartSeries train_loss{"train loss (label-smoothed)", "#1f77b4", false, false, true, {}};
+  ChartSeries dev_ce{"dev cross-entropy", "#d62728", false, false, true, {}};
+  ChartSeries dev_bleu{"dev BLEU (greedy)", "#2ca02c", true, false, true, {}};
   for (const auto& s : steps) train_loss.points.emplace_back(s["step"].get<double>(), s["loss"].get<double>());
   for (const auto& v : valids) {
     dev_ce.points.emplace_back(v["step"].get<double>(), v["cross_entropy"].get<double>());

@@ -1,10 +1,12 @@
-#include "cli/svg_chart.h"
+#include "inspect/svg_chart.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-namespace attn::cli {
+#include "core/error.h"
+
+namespace attn::inspect {
 namespace {
 
 struct Range {
@@ -54,12 +56,17 @@ std::string escape(const std::string& s) {
 
 std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOptions& o) {
   Range x, left, right;
+  auto xv = [&](double v) { return o.log2_x ? std::log2(v) : v; };
   for (const auto& s : series)
     for (const auto& [px, py] : s.points) {
-      x.add(px);
+      if (!std::isfinite(px) || !std::isfinite(py) || (o.log2_x && !(px > 0)))
+        throw Error("chart '" + o.title + "', series '" + s.label + "': point (" + fmt(px) + ", " + fmt(py) +
+                    ") cannot be drawn" + (o.log2_x ? " on a logarithmic x axis (x must be > 0)" : ""));
+      x.add(xv(px));
       (s.right_axis ? right : left).add(py);
     }
-  x = nice(x);
+  if (o.log2_x) x = x.empty() ? Range{0, 1} : Range{std::floor(x.lo), std::max(std::ceil(x.hi), std::floor(x.lo) + 1)};
+  else x = nice(x);
   left = nice(left);
   right = nice(right);
   const double ml = 70, mr = right.empty() || o.right_label.empty() ? 30 : 70, mt = 40, mb = 55;
@@ -77,12 +84,12 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
                 o.width / 2.0, escape(o.title).c_str());
   svg += buf;
   // Grid and ticks.
-  const double xs = tick_step(x, 6), ls = tick_step(left, 5);
+  const double xs = o.log2_x ? 1.0 : tick_step(x, 6), ls = tick_step(left, 5);
   for (double v = x.lo; v <= x.hi + xs / 2; v += xs) {
     std::snprintf(buf, sizeof buf,
                   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-                  sx(v), mt, sx(v), mt + ph, sx(v), mt + ph + 16, fmt(v).c_str());
+                  sx(v), mt, sx(v), mt + ph, sx(v), mt + ph + 16, fmt(o.log2_x ? std::exp2(v) : v).c_str());
     svg += buf;
   }
   for (double v = left.lo; v <= left.hi + ls / 2; v += ls) {
@@ -116,22 +123,38 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
   for (const auto& s : series) {
     if (s.points.empty()) continue;
     const Range& r = s.right_axis ? right : left;
-    svg += "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"" + s.color + "\" points=\"";
-    for (const auto& [px, py] : s.points) {
-      std::snprintf(buf, sizeof buf, "%.1f,%.1f ", sx(px), sy(r, py));
-      svg += buf;
-    }
-    svg += "\"/>\n";
-    if (s.points.size() < 40)
+    if (s.line) {
+      svg += "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"" + s.color + "\"" +
+             (s.dashed ? " stroke-dasharray=\"6 4\"" : "") + " points=\"";
       for (const auto& [px, py] : s.points) {
-        std::snprintf(buf, sizeof buf, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", sx(px), sy(r, py),
-                      s.color.c_str());
+        std::snprintf(buf, sizeof buf, "%.1f,%.1f ", sx(xv(px)), sy(r, py));
         svg += buf;
       }
-    std::snprintf(buf, sizeof buf,
-                  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"/>"
-                  "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
-                  ml + pw - 190, ly - 4, ml + pw - 165, ly - 4, s.color.c_str(), ml + pw - 160, ly,
+      svg += "\"/>\n";
+    }
+    // Points alone are hollow circles, a size larger, so that they stand apart from a line's dots.
+    auto circle = [&](double cx, double cy) {
+      if (s.line)
+        std::snprintf(buf, sizeof buf, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", cx, cy,
+                      s.color.c_str());
+      else
+        std::snprintf(buf, sizeof buf,
+                      "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"white\" stroke=\"%s\" stroke-width=\"2\"/>\n",
+                      cx, cy, s.color.c_str());
+      svg += buf;
+    };
+    if (s.points.size() < 40 || !s.line)
+      for (const auto& [px, py] : s.points) circle(sx(xv(px)), sy(r, py));
+    if (s.line) {
+      std::snprintf(buf, sizeof buf,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"%s/>",
+                    ml + pw - 190, ly - 4, ml + pw - 165, ly - 4, s.color.c_str(),
+                    s.dashed ? " stroke-dasharray=\"4 3\"" : "");
+      svg += buf;
+    } else {
+      circle(ml + pw - 177.5, ly - 4);
+    }
+    std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", ml + pw - 160, ly,
                   escape(s.label + (s.right_axis ? " (right)" : "")).c_str());
     svg += buf;
     ly += 18;
@@ -140,4 +163,4 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
   return svg;
 }
 
-}  // namespace attn::cli
+}  // namespace attn::inspect

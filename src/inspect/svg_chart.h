@@ -3,20 +3,24 @@
 #include <string>
 #include <vector>
 
-namespace attn::cli {
+namespace attn::inspect {
 
 struct ChartSeries {
   std::string label;
   std::string color;     // CSS colour
   bool right_axis = false;
+  bool dashed = false;   // a dashed line (e.g. another source's numbers beside ours)
+  bool line = true;      // false: the points alone, unconnected (a circle in the legend)
   std::vector<std::pair<double, double>> points;  // (x, y), x ascending
 };
 
 struct ChartOptions {
   std::string title, x_label, left_label, right_label;
   int width = 760, height = 380;
+  bool log2_x = false;  // x on a base-2 logarithmic axis, ticks at powers of two (x must be > 0:
+                        // svg_line_chart throws Error otherwise)
 };
 
 std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOptions& options);
 
-}  // namespace attn::cli
+}  // namespace attn::inspect

@@ -1,0 +1,79 @@
+#pragma once
+// The paper's Table 3 (Vaswani et al., 2017, "Variations on the Transformer architecture"): every
+// row as a model configuration with the paper's own results, the rule that scales the rows down to
+// what a small machine trains in minutes, and the training plan `scripts/table3` runs.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/model_config.h"
+
+namespace attn::study {
+
+// What the paper reports for a row: dev perplexity per wordpiece and dev BLEU on newstest2013
+// (English-German), parameters in millions (0 where the paper leaves the cell empty).
+struct PaperResult {
+  double ppl = 0, bleu = 0, params_millions = 0;
+};
+
+struct Table3Row {
+  std::string id;       // "base", "A1".."A4", "B1", "B2", "C1".."C7", "D1".."D4", "E1", "big"
+  std::string group;    // "base", "A".."E", "big"
+  std::string change;   // the row's cells that differ from base, as the paper prints them
+  std::string knob;     // what the row varies: "h", "d_k", "N", "d_model", "d_ff", "P_drop", "eps_ls",
+                        // "positions" (base: "")
+  ModelConfig model;    // the paper's sizes (vocab_size: its shared 37000-token BPE vocabulary)
+  int paper_steps = 100000;
+  PaperResult paper;
+};
+
+// Every row, in the paper's order: base, (A), (B), (C), (D), (E), big.
+std::vector<Table3Row> table3_rows();
+const Table3Row& table3_row(const std::string& id);  // throws Error naming the known ids
+
+// The value of the row's knob in `c` (positions: 0 sinusoidal, 1 learned).
+double knob_value(const std::string& knob, const ModelConfig& c);
+
+// How the paper's sizes are scaled down. Widths (d_model, d_ff, d_k, d_v) are divided by
+// width_divisor and layer counts by layer_divisor (rounded, at least 1); heads, dropout, label
+// smoothing and positions stay as the paper has them, so every row keeps its place relative to
+// base: (A) keeps h x d_k = d_model, (C)'s N = 2/4/8 become 1/2/4 around base's 3.
+struct Table3Scale {
+  int width_divisor = 4;
+  int layer_divisor = 2;
+  int vocab_size = 8000;  // the vocabulary the runs share (the main job's BPE)
+};
+ModelConfig scaled(const ModelConfig& paper, const Table3Scale& scale);
+
+// The training every run shares: the same number of updates for every row, as the paper did.
+struct Table3Training {
+  int steps = 800;            // updates per row (the paper: 100K; big 300K, scaled alike)
+  int batch_tokens = 1024;    // source and target tokens per batch (the paper: ~25000)
+  int warmup_steps = 200;     // the paper's schedule, warmup shortened with the run
+  double lr_scale = 0.5;      // on the paper's d_model^-0.5 rate: its peak after a short warmup is too
+                              // high for a model this small (the loss stays on the unigram plateau)
+  int threads = 0;            // 0: all cores
+  int bleu_verses = 400;      // the first N dev verses are translated for BLEU (0: all of them)
+};
+
+// One run of the plan: a row with a seed. Its folder name is "<id>" for seed 1, "<id>-seed<k>".
+struct Table3Run {
+  std::string name;
+  const Table3Row* row = nullptr;
+  int seed = 1;
+  ModelConfig model;  // scaled
+  int steps = 0;      // the paper's steps scaled like the base row's
+};
+
+// The runs for `ids` (empty: every row but big, whose 300K updates at the scaled rate cost as much
+// as three base rows; ask for it by id), then a second seed of each of `second_seed_ids` (each must
+// be one of the planned rows). Throws Error naming an unknown id, a run asked for twice.
+std::vector<Table3Run> table3_plan(const std::vector<std::string>& ids, const std::vector<std::string>& second_seed_ids,
+                                   const Table3Scale& scale, const Table3Training& training);
+
+// The options file of a run for `attn train --config` (model, schedule, seed, batches, a single
+// validation at the last update); the data paths and the run folder are given on the command line.
+nlohmann::json train_options(const Table3Run& run, const Table3Training& training);
+
+}  // namespace attn::study

@@ -1,0 +1,289 @@
+#include "study/table3_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "inspect/svg_chart.h"
+
+namespace attn::study {
+namespace {
+
+namespace fs = std::filesystem;
+using inspect::ChartOptions;
+using inspect::ChartSeries;
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+nlohmann::json parse_line(const std::string& text, const fs::path& file, int line) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(file.string() + ":" + std::to_string(line) + ": not a JSON record (" + e.what() + ")");
+  }
+}
+
+double number_at(const nlohmann::json& j, const char* key, const fs::path& file, int line) {
+  if (!j.contains(key) || !j.at(key).is_number() || !std::isfinite(j.at(key).get<double>()))
+    throw Error(file.string() + ":" + std::to_string(line) + ": '" + key + "' is not a finite number");
+  return j.at(key).get<double>();
+}
+
+// The cells of the row that differ from `base`, at our scale, as the paper writes them.
+std::string changed_cells(const ModelConfig& c, const ModelConfig& base) {
+  std::vector<std::string> cells;
+  if (c.encoder_layers != base.encoder_layers) cells.push_back("N=" + std::to_string(c.encoder_layers));
+  if (c.d_model != base.d_model) cells.push_back("d_model=" + std::to_string(c.d_model));
+  if (c.d_ff != base.d_ff) cells.push_back("d_ff=" + std::to_string(c.d_ff));
+  if (c.heads != base.heads) cells.push_back("h=" + std::to_string(c.heads));
+  if (c.d_k != base.d_k && c.d_v != base.d_v && c.d_k == c.d_v) cells.push_back("d_k=d_v=" + std::to_string(c.d_k));
+  else {
+    if (c.d_k != base.d_k) cells.push_back("d_k=" + std::to_string(c.d_k));
+    if (c.d_v != base.d_v) cells.push_back("d_v=" + std::to_string(c.d_v));
+  }
+  if (c.dropout != base.dropout) cells.push_back("P_drop=" + fixed(c.dropout, 1));
+  if (c.label_smoothing != base.label_smoothing) cells.push_back("ε_ls=" + fixed(c.label_smoothing, 1));
+  if (c.positions != base.positions) cells.push_back("learned positions");
+  std::string out;
+  for (const auto& s : cells) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+std::string all_cells(const ModelConfig& c) {
+  return "N=" + std::to_string(c.encoder_layers) + ", d_model=" + std::to_string(c.d_model) + ", d_ff=" +
+         std::to_string(c.d_ff) + ", h=" + std::to_string(c.heads) + ", d_k=" + std::to_string(c.d_k) + ", d_v=" +
+         std::to_string(c.d_v) + ", P_drop=" + fixed(c.dropout, 1) + ", ε_ls=" + fixed(c.label_smoothing, 1);
+}
+
+std::optional<double> ppl(const Table3Results& r, const std::string& name) {
+  auto it = r.results.find(name);
+  if (it == r.results.end()) return std::nullopt;
+  return it->second.dev_ppl;
+}
+
+// "x is higher (worse) than y": holds when x's perplexity exceeds y's by more than the spread.
+TrendVerdict worse(const Table3Results& r, double spread, std::string claim, const std::string& x,
+                   const std::string& x_label, const std::string& y, const std::string& y_label) {
+  TrendVerdict v{std::move(claim), "", "not run"};
+  const auto px = ppl(r, x), py = ppl(r, y);
+  if (!px || !py) return v;
+  const double rel = (*px - *py) / *py;
+  v.evidence = x_label + " " + fixed(*px, 2) + " vs " + y_label + " " + fixed(*py, 2) + " (" + (rel >= 0 ? "+" : "") +
+               fixed(100 * rel, 1) + "%)";
+  if (spread > 0 && std::abs(rel) <= spread) v.verdict = "within the spread";
+  else v.verdict = rel > 0 ? "holds" : "does not hold";
+  return v;
+}
+
+}  // namespace
+
+std::optional<RunResult> read_run_result(const fs::path& folder, int steps) {
+  const fs::path bleu_file = folder / "dev.bleu.json", log_file = folder / "train" / "train.jsonl";
+  if (!fs::exists(bleu_file)) return std::nullopt;
+  RunResult out;
+  out.steps = steps;
+  {
+    std::ifstream in(bleu_file);
+    std::stringstream text;
+    text << in.rdbuf();
+    const nlohmann::json j = parse_line(text.str(), bleu_file, 1);
+    bool found = false;
+    if (j.is_array())
+      for (const auto& score : j)
+        if (score.is_object() && score.value("name", "") == "BLEU") {
+          out.dev_bleu = number_at(score, "score", bleu_file, 1);
+          found = true;
+        }
+    if (!found) throw Error(bleu_file.string() + ": no BLEU score (expected the output of attn bleu --json)");
+  }
+  std::ifstream in(log_file);
+  if (!in) throw Error(log_file.string() + ": cannot open (the run's training log)");
+  std::vector<double> speeds;
+  bool valid_found = false;
+  std::string text;
+  for (int line = 1; std::getline(in, text); ++line) {
+    if (text.empty()) continue;
+    const nlohmann::json j = parse_line(text, log_file, line);
+    const std::string type = j.value("type", "");
+    if (type == "train" && j.contains("tokens_per_second"))
+      speeds.push_back(number_at(j, "tokens_per_second", log_file, line));
+    if (type == "valid" && j.value("step", -1) == steps) {
+      out.dev_cross_entropy = number_at(j, "cross_entropy", log_file, line);
+      valid_found = true;
+    }
+  }
+  if (!valid_found)
+    throw Error(log_file.string() + ": no validation at step " + std::to_string(steps) +
+                " (the run stopped early, or was trained with other options)");
+  out.dev_ppl = std::exp(out.dev_cross_entropy);
+  if (!speeds.empty()) {
+    // The first record includes the start-up; the median of the rest is the steady speed.
+    if (speeds.size() >= 2) speeds.erase(speeds.begin());
+    std::sort(speeds.begin(), speeds.end());
+    const std::size_t n = speeds.size();
+    out.tokens_per_second = n % 2 ? speeds[n / 2] : (speeds[n / 2 - 1] + speeds[n / 2]) / 2;
+  }
+  return out;
+}
+
+double seed_spread(const Table3Results& r) {
+  double spread = 0;
+  for (const auto& run : r.plan) {
+    if (run.seed == 1) continue;
+    const auto a = ppl(r, run.row->id), b = ppl(r, run.name);
+    if (a && b) spread = std::max(spread, std::abs(*a - *b) / std::min(*a, *b));
+  }
+  return spread;
+}
+
+std::vector<TrendVerdict> trend_verdicts(const Table3Results& r) {
+  const double s = seed_spread(r);
+  std::vector<TrendVerdict> v;
+  v.push_back(worse(r, s, "a single head is worse than 8 (A)", "A1", "h=1", "base", "h=8"));
+  // Too many heads: h=32 against the best of 4, 8 and 16.
+  std::string best = "base", best_label = "h=8";
+  for (const auto& [id, label] : {std::pair{"A2", "h=4"}, std::pair{"A3", "h=16"}}) {
+    const auto p = ppl(r, id), b = ppl(r, best);
+    if (p && (!b || *p < *b)) best = id, best_label = label;
+  }
+  v.push_back(worse(r, s, "too many heads are worse (A: h=32 against the best of h=4, 8, 16)", "A4", "h=32", best,
+                    best_label));
+  v.push_back(worse(r, s, "a smaller key size d_k hurts (B: d_k/4 against base)", "B1", "B1", "base", "base"));
+  // Named by the paper's sizes; ours are scaled (N 1/3/4, d_model 64/128/256, d_ff 256/1024).
+  v.push_back(worse(r, s, "deeper is better (C: N=2 against base's 6)", "C1", "C1", "base", "base"));
+  v.push_back(worse(r, s, "deeper is better (C: base's N=6 against 8)", "base", "base", "C3", "C3"));
+  v.push_back(worse(r, s, "wider is better (C: d_model=256 against base's 512)", "C4", "C4", "base", "base"));
+  v.push_back(worse(r, s, "wider is better (C: base's d_model=512 against 1024)", "base", "base", "C5", "C5"));
+  v.push_back(worse(r, s, "a wider feed-forward layer is better (C: d_ff=1024 against 4096)", "C6", "C6", "C7", "C7"));
+  v.push_back(worse(r, s, "dropout helps (D: P_drop 0.0 against 0.1)", "D1", "P_drop=0.0", "base", "P_drop=0.1"));
+  v.push_back(worse(r, s, "label smoothing hurts perplexity (D: ε_ls 0.1 against 0.0)", "base", "ε_ls=0.1", "D3",
+                    "ε_ls=0.0"));
+  // Learned positions about equal to sinusoids: holds when the difference is within the spread.
+  TrendVerdict e = worse(r, s, "learned positions are as good as sinusoids (E)", "E1", "learned", "base", "sinusoidal");
+  if (e.verdict == "within the spread") e.verdict = "holds";
+  else if (e.verdict != "not run") e.verdict = s > 0 ? "does not hold" : "no spread measured";
+  v.push_back(e);
+  return v;
+}
+
+Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale, const Table3Training& training,
+                               const std::string& setup) {
+  Table3ReportText out;
+  const ModelConfig base = scaled(table3_row("base").model, scale);
+  std::ostringstream md;
+  md << "# The paper's Table 3 at small scale\n\n" << setup << "\n";
+  md << "## Results\n\n"
+     << "Dev perplexity is per subword of our " << scale.vocab_size
+     << "-piece BPE vocabulary and dev BLEU is on our dev verses; the paper's are per wordpiece of its 37000-token vocabulary on newstest2013 (English-German): compare "
+        "directions, not values. Empty cells: as base. Parameters include the shared embedding.\n\n"
+     << "| run | the paper's change | ours | steps | params | dev PPL | dev BLEU | tokens/s | paper: params | "
+        "PPL | BLEU |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& run : r.plan) {
+    const Table3Row& row = *run.row;
+    const std::string ours = row.id == "base" ? all_cells(run.model) : changed_cells(run.model, base);
+    md << "| " << run.name << " | " << (row.change.empty() ? "(base)" : row.change) << " | " << ours << " | "
+       << run.steps << " | " << fixed(run.model.parameter_count() / 1e6, 2) << "M | ";
+    auto it = r.results.find(run.name);
+    if (it == r.results.end()) md << "not run | | | ";
+    else
+      md << fixed(it->second.dev_ppl, 2) << " | " << fixed(it->second.dev_bleu, 2) << " | "
+         << fixed(it->second.tokens_per_second, 0) << " | ";
+    const PaperResult& p = row.paper;
+    md << (p.params_millions > 0 ? fixed(p.params_millions, 0) + "M" : "") << " | " << fixed(p.ppl, 2) << " | "
+       << fixed(p.bleu, 1) << " |\n";
+  }
+  const double spread = seed_spread(r);
+  md << "\n## Run-to-run spread\n\n";
+  bool any = false;
+  for (const auto& run : r.plan) {
+    if (run.seed == 1) continue;
+    const auto a = r.results.find(run.row->id), b = r.results.find(run.name);
+    if (a == r.results.end() || b == r.results.end()) continue;
+    if (!any) md << "| row | seed 1 PPL | seed " << run.seed << " PPL | difference | seed 1 BLEU | seed 2 BLEU |\n"
+                 << "|---|---:|---:|---:|---:|---:|\n";
+    any = true;
+    const double rel = std::abs(a->second.dev_ppl - b->second.dev_ppl) /
+                       std::min(a->second.dev_ppl, b->second.dev_ppl);
+    md << "| " << run.row->id << " | " << fixed(a->second.dev_ppl, 2) << " | " << fixed(b->second.dev_ppl, 2) << " | "
+       << fixed(100 * rel, 1) << "% | " << fixed(a->second.dev_bleu, 2) << " | " << fixed(b->second.dev_bleu, 2)
+       << " |\n";
+  }
+  if (any)
+    md << "\nThe largest difference between two seeds of one row, " << fixed(100 * spread, 1)
+       << "% of the perplexity, is the spread: a difference between rows no larger than it is not taken as real.\n";
+  else md << "No row has run with a second seed yet: differences between rows cannot be told from noise.\n";
+  md << "\n## The paper's trends at this scale\n\n| the paper's finding | ours (dev PPL) | verdict |\n|---|---|---|\n";
+  for (const auto& v : trend_verdicts(r)) md << "| " << v.claim << " | " << v.evidence << " | " << v.verdict << " |\n";
+
+  // One chart per group: our dev perplexity against the knob (left axis), the paper's (right, dashed).
+  struct Knob {
+    std::string group, knob, title, x_label;
+    bool log2_x;
+  };
+  const std::vector<std::vector<Knob>> charts = {
+      {{"A", "h", "(A) heads at constant computation (h x d_k = d_model)", "heads h", true}},
+      {{"B", "d_k", "(B) attention key size", "d_k (ours)", true}},
+      {{"C", "N", "(C) model size: layers", "", false},
+       {"C", "d_model", "(C) model size: d_model", "", false},
+       {"C", "d_ff", "(C) model size: d_ff", "", false}},
+      {{"D", "P_drop", "(D) regularisation: dropout", "", false}, {"D", "eps_ls", "label smoothing", "", false}},
+      {{"E", "positions", "(E) positions: 0 sinusoidal, 1 learned", "positions: 0 sinusoidal, 1 learned", false}}};
+  const std::vector<std::string> colors = {"#1f77b4", "#d62728", "#2ca02c"};
+  md << "\n## Dev perplexity against each knob\n\nSolid: ours (left axis); dashed: the paper's (right axis); "
+        "circles without a line: a second seed.\n\n";
+  for (const auto& group : charts) {
+    const std::string g = group.front().group;
+    std::vector<ChartSeries> series;
+    ChartOptions o;
+    o.title = g == "C" ? "(C) model size" : g == "D" ? "(D) dropout and label smoothing" : group.front().title;
+    o.x_label = g == "C" ? "parameters of our model (millions)" : g == "D" ? "P_drop or ε_ls" : group.front().x_label;
+    o.left_label = "our dev perplexity";
+    o.right_label = "the paper's dev perplexity";
+    o.log2_x = group.front().log2_x;
+    for (std::size_t k = 0; k < group.size(); ++k) {
+      const Knob& knob = group[k];
+      const std::string label = group.size() > 1 ? knob.knob : "attn (ours)";
+      ChartSeries ours{label, colors[k], false, false, true, {}};
+      ChartSeries paper{"paper: " + knob.knob, colors[k], true, true, true, {}};
+      ChartSeries seed2{label + ", second seed", colors[k], false, false, false, {}};
+      for (const auto& run : r.plan) {
+        if (run.row->id != "base" && (run.row->group != g || run.row->knob != knob.knob)) continue;
+        const double x = g == "C" ? run.model.parameter_count() / 1e6 : knob_value(knob.knob, run.model);
+        auto it = r.results.find(run.name);
+        if (run.seed == 1) {
+          if (it != r.results.end()) ours.points.push_back({x, it->second.dev_ppl});
+          paper.points.push_back({x, run.row->paper.ppl});
+        } else if (it != r.results.end() && (run.row->id != "base" || k == 0)) {
+          seed2.points.push_back({x, it->second.dev_ppl});  // base's second seed once per chart
+        }
+      }
+      for (auto* s : {&ours, &paper, &seed2}) {
+        std::sort(s->points.begin(), s->points.end());
+        if (!s->points.empty()) series.push_back(*s);
+      }
+    }
+    const std::string file = "group-" + g + ".svg";
+    out.charts[file] = inspect::svg_line_chart(series, o);
+    md << "![group " << g << "](group-" << g << ".png)\n\n";
+  }
+  md << "## How it was run\n\n"
+     << "Each run trains for the same number of updates (" << training.steps << ", batches of " << training.batch_tokens
+     << " source and " << training.batch_tokens << " target tokens, the paper's learning rate times "
+     << fixed(training.lr_scale, 2) << " with warmup " << training.warmup_steps
+     << ", fp32) from its seed, is validated once at its last update (dev perplexity over every dev verse, without "
+        "label smoothing), and its last model translates "
+     << (training.bleu_verses > 0 ? "the first " + std::to_string(training.bleu_verses) + " dev verses" : "the dev verses")
+     << " with beam 4 and α 0.6, scored by attn bleu (sacreBLEU's BLEU). No checkpoint averaging, as the paper for Table 3. Every run's options are in "
+        "`runs/<run>/options.json`.\n";
+  out.markdown = md.str();
+  return out;
+}
+
+}  // namespace attn::study

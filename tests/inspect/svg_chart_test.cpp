@@ -1,0 +1,71 @@
+// The SVG line chart: where points land, the base-2 axis, dashed lines, points without a line, and
+// points it cannot draw.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "core/error.h"
+#include "inspect/svg_chart.h"
+
+namespace attn::inspect {
+namespace {
+
+int count(const std::string& s, const std::string& what) {
+  int n = 0;
+  for (auto at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(SvgChart, PointsLandWhereTheAxesSay) {
+  // Defaults: 760 x 380, margins 70 left, 30 right (no right axis), 40 top, 55 bottom. x 0..10
+  // spans 70..730; y 0..10 spans 325..40. The point (5, 5) is at (400, 182.5).
+  ChartSeries s{"s", "#123456", false, false, true, {{0, 0}, {5, 5}, {10, 10}}};
+  const std::string svg = svg_line_chart({s}, {"t", "x", "y", ""});
+  EXPECT_NE(svg.find("points=\"70.0,325.0 400.0,182.5 730.0,40.0 \""), std::string::npos) << svg;
+  EXPECT_EQ(count(svg, "<circle"), 3);
+  EXPECT_EQ(svg.find("stroke-dasharray"), std::string::npos);
+}
+
+TEST(SvgChart, Log2AxisTicksAtPowersOfTwo) {
+  // h = 1, 4, 8, 16, 32: log2 0..5 spans 70..730, so h = 8 (log2 3) lands at 466.
+  ChartSeries s{"s", "#000", false, false, true, {{1, 1}, {4, 2}, {8, 3}, {16, 4}, {32, 5}}};
+  ChartOptions o{"t", "heads", "y", ""};
+  o.log2_x = true;
+  const std::string svg = svg_line_chart({s}, o);
+  for (const char* tick : {">1<", ">2<", ">4<", ">8<", ">16<", ">32<"}) EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  EXPECT_NE(svg.find(" 466.0,"), std::string::npos) << svg;
+  // All x equal: one decade of the axis, no division by zero.
+  ChartSeries one{"one", "#000", false, false, true, {{8, 1}, {8, 2}}};
+  EXPECT_EQ(svg_line_chart({one}, o).find("nan"), std::string::npos);
+}
+
+TEST(SvgChart, DashedLinesAndPointsWithoutALine) {
+  ChartSeries dashed{"paper", "#d62728", true, true, true, {{1, 5}, {2, 6}}};
+  ChartSeries alone{"seed 2", "#1f77b4", false, false, false, {{1, 1}, {2, 2}}};
+  const std::string svg = svg_line_chart({dashed, alone}, {"t", "x", "left", "right"});
+  EXPECT_EQ(count(svg, "<polyline"), 1);               // the points alone have none
+  EXPECT_EQ(count(svg, "stroke-dasharray"), 2);        // the dashed line and its legend entry
+  EXPECT_EQ(count(svg, "fill=\"white\" stroke=\"#1f77b4\""), 3);  // two hollow points and the legend's
+  EXPECT_NE(svg.find("paper (right)"), std::string::npos);
+}
+
+TEST(SvgChart, PointsThatCannotBeDrawnAreRefused) {
+  ChartOptions o{"chart", "x", "y", ""};
+  o.log2_x = true;
+  for (double x : {0.0, -1.0}) {
+    ChartSeries s{"s", "#000", false, false, true, {{x, 1}, {2, 2}}};
+    try {
+      svg_line_chart({s}, o);
+      ADD_FAILURE() << "x = " << x << " accepted on a logarithmic axis";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("chart 'chart', series 's'"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("x must be > 0"), std::string::npos) << e.what();
+    }
+  }
+  ChartSeries nan{"s", "#000", false, false, true, {{1, std::nan("")}}};
+  EXPECT_THROW(svg_line_chart({nan}, {"t", "x", "y", ""}), Error);
+}
+
+}  // namespace
+}  // namespace attn::inspect
