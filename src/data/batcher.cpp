@@ -45,8 +45,8 @@ SplitMix64 generator(std::uint64_t seed, std::uint64_t epoch, Stream stream) {
 
 // Pairs sort by their longer side first, then pairs whose source is the longer side come before
 // those whose target is, each by their shorter side: neighbours then match on both sides, which
-// keeps padding low on both (on a Bible corpus 3.6% at 4096 tokens, against 5.3% for sorting by
-// the longer side only and 7.1% by source length only).
+// keeps padding lower on both than sorting by the longer side only or by source length only
+// (bench/data_pipeline_bench prints the padding).
 struct SortEntry {
   std::uint32_t longer;
   std::uint32_t target_is_longer;  // 0 or 1

@@ -45,7 +45,8 @@ struct TrainOptions {
   std::uint64_t seed = 1;                  // initialisation, batch order and dropout
   int threads = 0;                         // 0 = all cores
   std::string precision = "fp32";          // large matrix products: fp32, or bf16 (mixed precision:
-                                           // bf16 inputs, fp32 sums; ~1.4× faster with AVX512-BF16)
+                                           // bf16 inputs, fp32 sums; needs AVX512-BF16; speed:
+                                           // bench/train_step_bench --precision bf16)
   std::string preset = "small";            // model preset the model fields start from
   ModelConfig model = ModelConfig::preset("small");
 };

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -82,9 +83,10 @@ void check_attention_of_a_reverser(const std::filesystem::path& dir, const Loade
   ASSERT_EQ(run.exit_code, 0) << run.output;
   double best = 100;  // percent
   for (const auto& row : nlohmann::json::parse(run.output)) best = std::min(best, row.at("aer").get<double>());
-  std::cout << "reverser: " << reversed << "/200 reversed, " << right_links << "/" << links
-            << " links of the default alignment follow the reversal, best layer/head AER " << best << "%\n";
-  EXPECT_LT(best, 5.0);  // percent; measured 1.55-1.86
+  std::cout << "reverser: " << reversed << "/200 reversed (needed: 198), " << right_links << "/" << links
+            << " links of the default alignment follow the reversal (needed: 90%), best layer/head AER " << best
+            << "% (needed: below 5%)\n";
+  EXPECT_LT(best, 5.0);  // percent
 }
 
 // Trains with `adjust` applied to the task's options, averages the last 5 checkpoints (written
@@ -100,6 +102,9 @@ void learn_to_reverse(const std::string& name, std::int64_t steps, Adjust adjust
   o.save_every = static_cast<int>(steps / 25);
   o.save_every_minutes = 0;
   o.keep_checkpoints = 5;
+  // The order of float sums, and so the weights, depends on the thread count: pinned, so that a
+  // machine with more cores trains the same model.
+  o.threads = 2;
   adjust(o);
   std::ostringstream log;
   const TrainResult r = Trainer(o, log).run(false);
@@ -117,6 +122,8 @@ void learn_to_reverse(const std::string& name, std::int64_t steps, Adjust adjust
   const auto out = translator.translate(task.dev_sources);
   int exact = 0;
   for (std::size_t i = 0; i < out.size(); ++i) exact += out[i].text == task.dev_targets[i];
+  std::cout << name << ": " << exact << "/" << out.size() << " reversed exactly (needed: 198), best dev loss "
+            << r.progress.best_valid_loss << " (needed: below 0.5)\n";
   EXPECT_GE(exact, 198) << "of " << out.size() << " held-out sentences reversed exactly; e.g. '"
                         << task.dev_sources[0] << "' -> '" << out[0].text << "'";
   if (check_attention) check_attention_of_a_reverser(dir, m, task);

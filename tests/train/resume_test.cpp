@@ -211,5 +211,98 @@ TEST(Resume, StopSignalsAtRandomMomentsAlwaysEndWithACheckpoint) {
   }
 }
 
+// Kills a run with SIGKILL once its checkpoint of `step` exists; the run must not have finished.
+void kill_after_checkpoint(const std::vector<std::string>& args, const std::filesystem::path& run, std::int64_t step) {
+  const pid_t pid = spawn(args);
+  const auto wanted = checkpoint_path(run / "checkpoints", step);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
+  while (!std::filesystem::exists(wanted) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  ASSERT_TRUE(std::filesystem::exists(wanted)) << "the run never reached step " << step;
+  kill(pid, SIGKILL);
+  ASSERT_TRUE(WIFSIGNALED(wait_for(pid))) << "the run finished before it could be killed";
+}
+
+// Every tensor of two safetensors files, byte for byte (their metadata holds wall-clock times).
+void expect_same_tensors(const std::filesystem::path& x, const std::filesystem::path& y) {
+  const SafetensorsFile a(x), b(y);
+  ASSERT_EQ(a.entries().size(), b.entries().size());
+  for (const auto& [name, entry] : a.entries()) {
+    const auto& other = b.entries().at(name);
+    EXPECT_TRUE(a.data().substr(entry.begin, entry.end - entry.begin) ==
+                b.data().substr(other.begin, other.end - other.begin))
+        << name << " differs";
+  }
+}
+
+void expect_same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+  const std::string x = read_all(a), y = read_all(b);
+  ASSERT_FALSE(x.empty()) << a;
+  EXPECT_TRUE(x == y) << a << " and " << b << " differ";
+}
+
+// The newest checkpoint corrupted (a flipped bit), and a write cut short beside it (the temporary
+// file a kill during a checkpoint's write leaves): the resume says so, falls back to the previous
+// checkpoint, and still ends bit-identical to an uninterrupted run.
+TEST(Resume, ACorruptNewestCheckpointFallsBackToThePreviousOneAndSaysSo) {
+  const auto dir = testing::fresh_temp_dir("resume_corrupt");
+  const auto task = testing::make_reverse_task(dir, 3000, 20);
+  ASSERT_EQ(run_logged(train_args(task, dir / "straight"), dir / "straight.log"), 0) << read_all(dir / "straight.log");
+  ASSERT_NO_FATAL_FAILURE(kill_after_checkpoint(train_args(task, dir / "killed"), dir / "killed", 100));
+
+  const auto saved = list_checkpoints(dir / "killed" / "checkpoints");
+  ASSERT_GE(saved.size(), 2u);
+  const auto newest = saved.back(), previous = saved[saved.size() - 2];
+  {
+    std::fstream f(newest, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-100, std::ios::end);
+    char c = 0;
+    f.read(&c, 1);
+    f.seekp(-100, std::ios::end);
+    c = static_cast<char>(c ^ 0x10);
+    f.write(&c, 1);
+  }
+  const std::string torn = read_all(newest).substr(0, 1000);
+  std::ofstream(newest.string() + ".tmp.12345", std::ios::binary) << torn;
+
+  auto resume = train_args(task, dir / "killed");
+  resume.push_back("--resume");
+  ASSERT_EQ(run_logged(resume, dir / "resumed.log"), 0) << read_all(dir / "resumed.log");
+  const std::string log = read_all(dir / "resumed.log");
+  EXPECT_NE(log.find("warning: " + newest.string() + ": corrupted checkpoint"), std::string::npos) << log;
+  EXPECT_NE(log.find("trying an older checkpoint"), std::string::npos) << log;
+  EXPECT_NE(log.find("resuming from " + previous.string()), std::string::npos) << log;
+  expect_same_tensors(checkpoint_path(dir / "straight" / "checkpoints", 240),
+                      checkpoint_path(dir / "killed" / "checkpoints", 240));
+}
+
+// Validation state across a resume: the best model, the best loss and step, and early stopping's
+// count of validations without improvement are what an uninterrupted run has, to the bit.
+TEST(Resume, BestModelAndEarlyStoppingStateSurviveAResume) {
+  const auto dir = testing::fresh_temp_dir("resume_best");
+  const auto task = testing::make_reverse_task(dir, 3000, 20);
+  auto args = [&](const std::filesystem::path& run) {
+    return setting(train_args(task, run), {"--valid-source", task.dev_src.string(), "--valid-target",
+                                           task.dev_tgt.string(), "--valid-every", "20", "--valid-translate", "0",
+                                           "--early-stopping", "50"});
+  };
+  ASSERT_EQ(run_logged(args(dir / "straight"), dir / "straight.log"), 0) << read_all(dir / "straight.log");
+  ASSERT_NO_FATAL_FAILURE(kill_after_checkpoint(args(dir / "killed"), dir / "killed", 120));
+  auto resume = args(dir / "killed");
+  resume.push_back("--resume");
+  ASSERT_EQ(run_logged(resume, dir / "resumed.log"), 0) << read_all(dir / "resumed.log");
+
+  const auto a = inspect_checkpoint(checkpoint_path(dir / "straight" / "checkpoints", 240)).progress;
+  const auto b = inspect_checkpoint(checkpoint_path(dir / "killed" / "checkpoints", 240)).progress;
+  ASSERT_LT(a.best_valid_loss, 1e300) << "no validation counted";
+  EXPECT_EQ(a.best_valid_loss, b.best_valid_loss);
+  EXPECT_EQ(a.best_step, b.best_step);
+  EXPECT_EQ(a.validations_without_improvement, b.validations_without_improvement);
+  expect_same_tensors(dir / "straight" / "best" / "model.safetensors", dir / "killed" / "best" / "model.safetensors");
+  expect_same_tensors(checkpoint_path(dir / "straight" / "checkpoints", 240),
+                      checkpoint_path(dir / "killed" / "checkpoints", 240));
+  expect_same_file(dir / "straight" / "best" / "config.json", dir / "killed" / "best" / "config.json");
+}
+
 }  // namespace
 }  // namespace attn

@@ -1,8 +1,8 @@
 // Matrix products through oneDNN's sgemm (row-major), without any environment variable (OpenBLAS
-// 0.3.21 needs OPENBLAS_CORETYPE). On two cores: 190-222 GFLOP/s on Zen 4 (its ceiling: AVX-512
-// FMAs on 256-bit units), 300-410 on Zen 5 (in a training step; bench/gemm_bench, train_step_bench).
-// The route per layout below was chosen on Zen 4 and not re-chosen on Zen 5, where gemm_bench's
-// single-call rates of one route move between runs by more than the gap between the routes.
+// 0.3.21 needs OPENBLAS_CORETYPE). The rates per CPU are bench/gemm_bench's and train_step_bench's
+// to measure, not this comment's. The route per layout below was chosen with bench/gemm_bench on
+// Zen 4; where one route's single-call rate moves between runs by more than the gap between the
+// routes, the choice stays as it is.
 #include <dnnl.h>
 #include <omp.h>
 
@@ -22,8 +22,8 @@ void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, 
   if (m == 0 || n == 0) return;
   if (ta == Trans::No && tb == Trans::Yes && m >= 16 && m <= 256 && n >= 4 * m) {
     // A few rows through a wide layer (x·Wᵀ in a decoding step: 32 × 2048 × 512): oneDNN runs
-    // this shape at ~50 GFLOP/s but its transpose W·xᵀ at ~150, so compute that and transpose
-    // back (measured on this machine; bench/translate_bench).
+    // this shape's transpose W·xᵀ several times faster than the shape itself, so compute that and
+    // transpose back (bench/gemm_bench, bench/translate_bench).
     thread_local std::vector<float> transposed;
     transposed.resize(static_cast<std::size_t>(m) * n);
     const dnnl_status_t st = dnnl_sgemm('N', 'T', n, m, k, alpha, b, ldb, a, lda, 0.0f, transposed.data(), m);
@@ -39,9 +39,9 @@ void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, 
     return;
   }
   if (ta == Trans::No && tb == Trans::Yes && m >= 1024 && n >= 128 && n <= k) {
-    // Many rows into a narrow layer (the FFN's second product, 4096 × 256 × 1024): sgemm runs
-    // it at 140-156 GFLOP/s here, oneDNN's brgemm matmul at 182-206 (bench/gemm_bench). Where
-    // n > k sgemm is the faster of the two by 5-20%, so it keeps those.
+    // Many rows into a narrow layer (the FFN's second product, 4096 × 256 × 1024): oneDNN's
+    // brgemm matmul runs it faster than sgemm; where n > k sgemm is the faster of the two, so it
+    // keeps those (bench/gemm_bench).
     return run_matmul(matmul_desc(ta, tb, m, n, k, lda, ldb, ldc, alpha, beta), a, b, c);
   }
   const dnnl_status_t st =

@@ -1,7 +1,7 @@
 // Matrix products with bfloat16 inputs and float32 accumulation and output (mixed precision, as
-// PyTorch's autocast does it). On a CPU with AVX512-BF16 oneDNN's bf16 matmul runs at ~2× the
-// float32 rate (measured on two cores: 400-435 against 190-220 GFLOP/s on Zen 4, 600-730 against
-// 300-410 on Zen 5); the inputs are rounded to bf16 (8 significant bits) on the way in.
+// PyTorch's autocast does it). On a CPU with AVX512-BF16 oneDNN's bf16 matmul runs at about twice
+// the float32 rate (bench/train_step_bench --precision bf16); the inputs are rounded to bf16 (8
+// significant bits) on the way in.
 #include <cstdint>
 #include <vector>
 

@@ -1,7 +1,7 @@
 #pragma once
 // oneDNN matmul primitives for C = alpha·A·B + beta·C over up to two batch dimensions with any
 // strides (attention's per-sentence, per-head blocks inside [tokens, heads·d] matrices), kept in a
-// per-thread cache: building one JIT-compiles code (0.1-0.5 ms), running one can take microseconds.
+// per-thread cache: building one JIT-compiles code, which costs far more than running it.
 #include <cstdint>
 
 #include "kernels/backend.h"
