@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "core/utf8.h"
+
 namespace attn::data {
 namespace {
 
@@ -51,23 +53,11 @@ bool hides_content(const sword::XMLTag& tag) {
   return false;
 }
 
-// The code point that starts at text[i] (no validation: the modules are UTF-8 and a bad byte
-// only affects the spacing decision).
-char32_t code_point_at(std::string_view text, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(k < text.size() ? text[k] : 0); };
-  const unsigned char c = byte(i);
-  if (c < 0x80) return c;
-  if ((c & 0xE0) == 0xC0) return (char32_t(c & 0x1F) << 6) | (byte(i + 1) & 0x3F);
-  if ((c & 0xF0) == 0xE0) return (char32_t(c & 0x0F) << 12) | (char32_t(byte(i + 1) & 0x3F) << 6) | (byte(i + 2) & 0x3F);
-  return (char32_t(c & 0x07) << 18) | (char32_t(byte(i + 1) & 0x3F) << 12) | (char32_t(byte(i + 2) & 0x3F) << 6) |
-         (byte(i + 3) & 0x3F);
-}
-
 // The code point that ends the text.
 char32_t last_code_point(std::string_view text) {
   std::size_t i = text.size();
   while (i > 0 && (static_cast<unsigned char>(text[i - 1]) & 0xC0) == 0x80) --i;
-  return i > 0 ? code_point_at(text, i - 1) : 0;
+  return i > 0 ? decode_utf8_at(text, i - 1).code_point : 0;
 }
 
 bool is_opening_punctuation(char32_t c) {
@@ -78,24 +68,6 @@ bool is_opening_punctuation(char32_t c) {
 bool is_closing_punctuation(char32_t c) {
   return c == U'.' || c == U',' || c == U';' || c == U':' || c == U'!' || c == U'?' || c == U')' || c == U']' ||
          c == U'}' || c == U'”' || c == U'’' || c == U'»' || c == U'…' || c == U'—';
-}
-
-void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
 }
 
 // The character an entity such as "&amp;" or "&#233;" stands for (entity without '&' and ';').
@@ -322,7 +294,7 @@ class OsisReader {
       if (space_pending_) {
         out += ' ';
       } else if (break_pending_ && !is_opening_punctuation(last_code_point(out)) &&
-                 !is_closing_punctuation(code_point_at(character, 0))) {
+                 (character.empty() || !is_closing_punctuation(decode_utf8_at(character, 0).code_point))) {
         out += ' ';
       }
     }

@@ -5,7 +5,7 @@
 #include "core/error.h"
 #include "eval/python_str.h"
 #include "eval/sacrebleu_format.h"
-#include "eval/utf8_decode.h"
+#include "core/utf8.h"
 
 // Last: scores must come out bit for bit as sacreBLEU computes them.
 

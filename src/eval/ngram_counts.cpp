@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "eval/utf8_decode.h"
+#include "core/utf8.h"
 
 namespace attn::eval {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "eval/python_lowercase_data.h"
-#include "eval/utf8_decode.h"
+#include "core/utf8.h"
 
 namespace attn::eval {
 
