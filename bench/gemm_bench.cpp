@@ -1,7 +1,8 @@
 // Benchmark: the training step's matrix products, through the two float32 routes oneDNN offers
 // here: sgemm (dnnl_sgemm) and the matmul primitive (its brgemm kernel). The median of 7 runs.
 //   gemm_bench [D_MODEL D_FF]...     default: 256 1024 (small) and 512 2048 (base); 4096 rows, vocab 8000
-// Then attention's batched per-(sentence, head) products (128 sentences × 32 tokens, d_k 64):
+// Then a decoding step's x·Wᵀ (32 rows) directly and transposed, and attention's batched
+// per-(sentence, head) products (128 sentences × 32 tokens, d_k 64):
 // the AVX-512 small-block kernel against oneDNN's batched matmul.
 // Decides kernels/cpu/gemm.cpp's choice of route per layout.
 #include <algorithm>
@@ -87,6 +88,26 @@ int main(int argc, char** argv) {
                     flop / in_place / 1e9, convert * 1e3);
       }
       std::printf("\n");
+    }
+    // A decoding step: a few rows through a wide layer, x·Wᵀ (32 × d_ff × d_model and 32 × vocab ×
+    // d_model), as sgemm computes it directly, as its transpose W·xᵀ (the route kernels/cpu/gemm.cpp
+    // takes for such shapes), and as gemm() runs it (the transpose and the copy back).
+    for (const int n : {ff, vocab}) {
+      const int m = 32, k = d;
+      std::vector<float> x(static_cast<std::size_t>(m) * k, 0.5f), w(static_cast<std::size_t>(n) * k, 0.25f),
+          y(static_cast<std::size_t>(m) * n);
+      const double direct = median_seconds([&] {
+        dnnl_sgemm('N', 'T', m, n, k, 1.0f, x.data(), k, w.data(), k, 0.0f, y.data(), n);
+      });
+      const double transposed = median_seconds([&] {
+        dnnl_sgemm('N', 'T', n, m, k, 1.0f, w.data(), k, x.data(), k, 0.0f, y.data(), m);
+      });
+      const double routed = median_seconds([&] {
+        attn::cpu::gemm(attn::Trans::No, attn::Trans::Yes, m, n, k, 1.0f, x.data(), k, w.data(), k, 0.0f, y.data(), n);
+      });
+      const double flop = 2.0 * m * n * k;
+      std::printf("decode NT %5dx%5dx%5d  direct %4.0f GFLOP/s  transposed %4.0f  gemm() %4.0f\n", m, n, k,
+                  flop / direct / 1e9, flop / transposed / 1e9, flop / routed / 1e9);
     }
     // Scores Q·Kᵀ (NT) and context P·V (NN) over [B·T, H·64] rows, H = d_model / 64.
     const int B = 128, T = 32, dk = 64, H = d / dk, hd = H * dk;

@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/utf8.h"
 #include "eval/python_str.h"
 #include "eval/sacrebleu_format.h"
-#include "core/utf8.h"
 
 // Last: scores must come out bit for bit as sacreBLEU computes them.
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/utf8.h"
 #include "inspect/attention_svg_internal.h"
 
 namespace attn::inspect {
@@ -23,16 +24,13 @@ std::string num(double v) {
 double text_width(std::string_view text, double font_size) {
   double em = 0;
   for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    const int len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-    char32_t cp = len == 1 ? c : len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
-    for (int k = 1; k < len && i + k < text.size(); ++k)
-      cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    const DecodedCodePoint d = decode_utf8_at(text, i);
+    const char32_t cp = d.code_point;
     const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
                       (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
                       (cp >= 0xFF00 && cp <= 0xFF60) || (cp >= 0x20000 && cp <= 0x3FFFD);
     em += wide ? 1.0 : 0.62;
-    i += static_cast<std::size_t>(len);
+    i += d.length;
   }
   return em * font_size;
 }

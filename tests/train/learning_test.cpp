@@ -102,8 +102,8 @@ void learn_to_reverse(const std::string& name, std::int64_t steps, Adjust adjust
   o.save_every = static_cast<int>(steps / 25);
   o.save_every_minutes = 0;
   o.keep_checkpoints = 5;
-  // The order of float sums, and so the weights, depends on the thread count: pinned, so that a
-  // machine with more cores trains the same model.
+  // The order of float sums, and so the weights, depends on the thread count: pinned, so that the
+  // result does not move with the machine's number of cores (it still may with its instruction set).
   o.threads = 2;
   adjust(o);
   std::ostringstream log;

@@ -212,15 +212,18 @@ TEST(Resume, StopSignalsAtRandomMomentsAlwaysEndWithACheckpoint) {
 }
 
 // Kills a run with SIGKILL once its checkpoint of `step` exists; the run must not have finished.
+// The process is always killed and waited for, also when the checkpoint never comes.
 void kill_after_checkpoint(const std::vector<std::string>& args, const std::filesystem::path& run, std::int64_t step) {
   const pid_t pid = spawn(args);
   const auto wanted = checkpoint_path(run / "checkpoints", step);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
   while (!std::filesystem::exists(wanted) && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  ASSERT_TRUE(std::filesystem::exists(wanted)) << "the run never reached step " << step;
+  const bool reached = std::filesystem::exists(wanted);
   kill(pid, SIGKILL);
-  ASSERT_TRUE(WIFSIGNALED(wait_for(pid))) << "the run finished before it could be killed";
+  const bool killed = WIFSIGNALED(wait_for(pid));
+  ASSERT_TRUE(reached) << "the run never reached step " << step;
+  ASSERT_TRUE(killed) << "the run finished before it could be killed";
 }
 
 // Every tensor of two safetensors files, byte for byte (their metadata holds wall-clock times).
@@ -262,8 +265,10 @@ TEST(Resume, ACorruptNewestCheckpointFallsBackToThePreviousOneAndSaysSo) {
     c = static_cast<char>(c ^ 0x10);
     f.write(&c, 1);
   }
-  const std::string torn = read_all(newest).substr(0, 1000);
-  std::ofstream(newest.string() + ".tmp.12345", std::ios::binary) << torn;
+  // As core/atomic_file names a temporary: "." + name + ".tmp.<pid>.<random>", renamed into place
+  // only when complete.
+  const auto torn = newest.parent_path() / ("." + newest.filename().string() + ".tmp.12345.678");
+  std::ofstream(torn, std::ios::binary) << read_all(newest).substr(0, 1000);
 
   auto resume = train_args(task, dir / "killed");
   resume.push_back("--resume");
@@ -277,31 +282,62 @@ TEST(Resume, ACorruptNewestCheckpointFallsBackToThePreviousOneAndSaysSo) {
 }
 
 // Validation state across a resume: the best model, the best loss and step, and early stopping's
-// count of validations without improvement are what an uninterrupted run has, to the bit.
+// count of validations without improvement are what an uninterrupted run has, to the bit. The run
+// is cut at a checkpoint S whose next validation does not improve on the best so far: a resume that
+// lost the state would take that validation for a new best (best step, best/ and the count differ).
 TEST(Resume, BestModelAndEarlyStoppingStateSurviveAResume) {
   const auto dir = testing::fresh_temp_dir("resume_best");
   const auto task = testing::make_reverse_task(dir, 3000, 20);
-  auto args = [&](const std::filesystem::path& run) {
+  auto args = [&](const std::filesystem::path& run, int max_steps) {
     return setting(train_args(task, run), {"--valid-source", task.dev_src.string(), "--valid-target",
                                            task.dev_tgt.string(), "--valid-every", "20", "--valid-translate", "0",
-                                           "--early-stopping", "50"});
+                                           "--early-stopping", "0", "--max-steps", std::to_string(max_steps)});
   };
-  ASSERT_EQ(run_logged(args(dir / "straight"), dir / "straight.log"), 0) << read_all(dir / "straight.log");
-  ASSERT_NO_FATAL_FAILURE(kill_after_checkpoint(args(dir / "killed"), dir / "killed", 120));
-  auto resume = args(dir / "killed");
+  ASSERT_EQ(run_logged(args(dir / "straight", 240), dir / "straight.log"), 0) << read_all(dir / "straight.log");
+  // S: the checkpoint before the first validation after step 20 that is not a new best.
+  std::int64_t cut = 0;
+  std::ifstream log(dir / "straight" / "train.jsonl");
+  for (std::string line; std::getline(log, line);) {
+    const auto j = nlohmann::json::parse(line);
+    if (j.at("type") == "valid" && j.at("step").get<std::int64_t>() > 20 && !j.at("best").get<bool>()) {
+      cut = j.at("step").get<std::int64_t>() - 20;
+      break;
+    }
+  }
+  ASSERT_GT(cut, 0) << "every validation of the run was a new best: nothing to carry across a resume; "
+                       "lengthen the run";
+
+  ASSERT_EQ(run_logged(args(dir / "split", static_cast<int>(cut)), dir / "first.log"), 0) << read_all(dir / "first.log");
+  auto resume = args(dir / "split", 240);
   resume.push_back("--resume");
   ASSERT_EQ(run_logged(resume, dir / "resumed.log"), 0) << read_all(dir / "resumed.log");
+  EXPECT_NE(read_all(dir / "resumed.log").find("resuming from " + checkpoint_path(dir / "split" / "checkpoints", cut).string()),
+            std::string::npos);
+
+  // Every validation after the cut is judged "new best" or not as in the uninterrupted run.
+  auto best_flags = [&](const std::filesystem::path& jsonl) {
+    std::map<std::int64_t, bool> flags;
+    std::ifstream in(jsonl);
+    for (std::string line; std::getline(in, line);) {
+      const auto j = nlohmann::json::parse(line);
+      if (j.at("type") == "valid" && j.at("step").get<std::int64_t>() > cut)
+        flags[j.at("step").get<std::int64_t>()] = j.at("best").get<bool>();
+    }
+    return flags;
+  };
+  const auto straight_flags = best_flags(dir / "straight" / "train.jsonl");
+  EXPECT_FALSE(straight_flags.at(cut + 20));
+  EXPECT_EQ(best_flags(dir / "split" / "train.jsonl"), straight_flags);
 
   const auto a = inspect_checkpoint(checkpoint_path(dir / "straight" / "checkpoints", 240)).progress;
-  const auto b = inspect_checkpoint(checkpoint_path(dir / "killed" / "checkpoints", 240)).progress;
-  ASSERT_LT(a.best_valid_loss, 1e300) << "no validation counted";
+  const auto b = inspect_checkpoint(checkpoint_path(dir / "split" / "checkpoints", 240)).progress;
   EXPECT_EQ(a.best_valid_loss, b.best_valid_loss);
   EXPECT_EQ(a.best_step, b.best_step);
   EXPECT_EQ(a.validations_without_improvement, b.validations_without_improvement);
-  expect_same_tensors(dir / "straight" / "best" / "model.safetensors", dir / "killed" / "best" / "model.safetensors");
+  expect_same_tensors(dir / "straight" / "best" / "model.safetensors", dir / "split" / "best" / "model.safetensors");
+  expect_same_file(dir / "straight" / "best" / "config.json", dir / "split" / "best" / "config.json");
   expect_same_tensors(checkpoint_path(dir / "straight" / "checkpoints", 240),
-                      checkpoint_path(dir / "killed" / "checkpoints", 240));
-  expect_same_file(dir / "straight" / "best" / "config.json", dir / "killed" / "best" / "config.json");
+                      checkpoint_path(dir / "split" / "checkpoints", 240));
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ class CpuBackend final : public Backend {
   void* allocate(std::size_t bytes) override {
     // Large buffers (parameters, gradients, the workspace) on 2 MB pages: a training step walks
     // hundreds of megabytes, and with 4 KB pages each new page costs a TLB miss (the gain:
-    // bench/train_step_bench, with and without this). Debian enables transparent huge pages only where asked (madvise).
+    // bench/train_step_bench, against a run with transparent huge pages set to "never"). Debian enables transparent huge pages only where asked (madvise).
     // Smaller ones 64-byte aligned: one cache line, one AVX-512 register.
     constexpr std::size_t kHugePage = std::size_t{2} << 20;
     const bool huge = bytes >= kHugePage;

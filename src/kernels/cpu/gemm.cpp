@@ -21,9 +21,10 @@ void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, 
           const float* b, int ldb, float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;
   if (ta == Trans::No && tb == Trans::Yes && m >= 16 && m <= 256 && n >= 4 * m) {
-    // A few rows through a wide layer (x·Wᵀ in a decoding step: 32 × 2048 × 512): oneDNN runs
-    // this shape's transpose W·xᵀ several times faster than the shape itself, so compute that and
-    // transpose back (bench/gemm_bench, bench/translate_bench).
+    // A few rows through a wide layer (x·Wᵀ in a decoding step: 32 × 2048 × 512): compute the
+    // transpose W·xᵀ and copy it back. Chosen on Zen 4, where oneDNN ran the shape itself far slower
+    // than its transpose; on Zen 3 the two routes are close and the copy can tip it the other way.
+    // bench/gemm_bench's "decode" lines compare direct, transposed and this route on the machine.
     thread_local std::vector<float> transposed;
     transposed.resize(static_cast<std::size_t>(m) * n);
     const dnnl_status_t st = dnnl_sgemm('N', 'T', n, m, k, alpha, b, ldb, a, lda, 0.0f, transposed.data(), m);

@@ -1,6 +1,6 @@
 // Matrix products with bfloat16 inputs and float32 accumulation and output (mixed precision, as
 // PyTorch's autocast does it). On a CPU with AVX512-BF16 oneDNN's bf16 matmul runs at about twice
-// the float32 rate (bench/train_step_bench --precision bf16); the inputs are rounded to bf16 (8
+// the float32 rate (bench/gemm_bench: its "operands in bf16" against its matmul column); the inputs are rounded to bf16 (8
 // significant bits) on the way in.
 #include <cstdint>
 #include <vector>
