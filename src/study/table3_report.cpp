@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/json_file.h"
 #include "inspect/svg_chart.h"
 
 namespace attn::study {
@@ -90,10 +91,7 @@ std::optional<RunResult> read_run_result(const fs::path& folder, int steps) {
   RunResult out;
   out.steps = steps;
   {
-    std::ifstream in(bleu_file);
-    std::stringstream text;
-    text << in.rdbuf();
-    const nlohmann::json j = parse_line(text.str(), bleu_file, 1);
+    const nlohmann::json j = read_json_file(bleu_file.string(), "the run's BLEU score");
     bool found = false;
     if (j.is_array())
       for (const auto& score : j)

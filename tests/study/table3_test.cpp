@@ -326,34 +326,48 @@ TEST(Table3Report, TableAndChartsCarryOursAndThePapers) {
 namespace attn::study {
 namespace {
 
-// scripts/table3 end to end on a tiny corpus (Genesis 1-5 from the test fixtures): two rows and a
-// second seed for a few updates, the report, a re-run that keeps finished rows, a run that resumes
-// an unfinished row from its checkpoint, and a changed plan refused.
-TEST(Table3Script, RunsKeepsResumesAndRefusesAnotherPlan) {
-  const fs::path dir = fresh_dir("script");
-  const fs::path fixtures = fs::path(ATTN_SOURCE_DIR) / "tests" / "data" / "fixtures";
-  const std::string attn = ATTN_BINARY;
-  auto sh = [&](const std::string& command, const std::string& log) {
-    return std::system(("cd " + dir.string() + " && " + command + " > " + log + " 2>&1").c_str());
-  };
-  auto slurp = [&](const std::string& name) {
+// A folder with a tiny corpus for scripts/table3 (Genesis 1-5 of the test fixtures, its first 10
+// verses as the dev set, an 800-piece vocabulary) and the script's command line over it, up to the
+// options each test adds.
+struct ScriptStudy {
+  fs::path dir;
+  std::string script;
+  std::string slurp(const std::string& name) const {
     std::ifstream in(dir / name);
     std::stringstream s;
     s << in.rdbuf();
     return s.str();
+  }
+};
+
+ScriptStudy script_study(const std::string& name) {
+  ScriptStudy t{fresh_dir(name), ""};
+  const fs::path fixtures = fs::path(ATTN_SOURCE_DIR) / "tests" / "data" / "fixtures";
+  const std::string attn = ATTN_BINARY, en = (fixtures / "genesis.en").string(), es = (fixtures / "genesis.es").string();
+  const int status = std::system(("cd " + t.dir.string() + " && head -n 10 " + en + " > dev.en && head -n 10 " + es +
+                                  " > dev.es && " + attn + " vocab train --size 800 --model vocab --input " + en + " " +
+                                  es + " > vocab.log 2>&1")
+                                     .c_str());
+  EXPECT_EQ(status, 0) << t.slurp("vocab.log");
+  t.script = std::string(ATTN_SOURCE_DIR) + "/scripts/table3 --attn " + attn + " --run " + (t.dir / "study").string() +
+             " --train-source " + en + " --train-target " + es + " --valid-source " + (t.dir / "dev.en").string() +
+             " --valid-target " + (t.dir / "dev.es").string() + " --vocabulary " + (t.dir / "vocab.model").string() +
+             " --batch-tokens 512 --warmup-steps 2 --bleu-verses 5 --threads 1";
+  return t;
+}
+
+// scripts/table3 end to end on a tiny corpus (Genesis 1-5 from the test fixtures): two rows and a
+// second seed for a few updates, the report, a re-run that keeps finished rows, a run that resumes
+// an unfinished row from its checkpoint, and a changed plan refused.
+TEST(Table3Script, RunsKeepsResumesAndRefusesAnotherPlan) {
+  const ScriptStudy t = script_study("script");
+  ASSERT_FALSE(::testing::Test::HasFailure());
+  const fs::path& dir = t.dir;
+  auto sh = [&](const std::string& command, const std::string& log) {
+    return std::system(("cd " + dir.string() + " && " + command + " > " + log + " 2>&1").c_str());
   };
-  ASSERT_EQ(sh("head -n 10 " + (fixtures / "genesis.en").string() + " > dev.en && head -n 10 " +
-                   (fixtures / "genesis.es").string() + " > dev.es && " + attn + " vocab train --size 800 --model vocab --input " +
-                   (fixtures / "genesis.en").string() + " " + (fixtures / "genesis.es").string(),
-               "vocab.log"),
-            0)
-      << slurp("vocab.log");
-  const std::string script = std::string(ATTN_SOURCE_DIR) + "/scripts/table3 --attn " + attn + " --run " +
-                             (dir / "study").string() + " --train-source " + (fixtures / "genesis.en").string() +
-                             " --train-target " + (fixtures / "genesis.es").string() + " --valid-source " +
-                             (dir / "dev.en").string() + " --valid-target " + (dir / "dev.es").string() +
-                             " --vocabulary " + (dir / "vocab.model").string() +
-                             " --rows base,A1 --second-seed base --batch-tokens 512 --warmup-steps 2 --bleu-verses 5 --threads 1";
+  auto slurp = [&](const std::string& name) { return t.slurp(name); };
+  const std::string script = t.script + " --rows base,A1 --second-seed base";
   ASSERT_EQ(sh(script + " --steps 3", "first.log"), 0) << slurp("first.log");
   const std::string report = slurp("study/report.md");
   EXPECT_EQ(report.find("M | not run |"), std::string::npos) << report;  // every run of the table measured
@@ -392,27 +406,11 @@ TEST(Table3Script, RunsKeepsResumesAndRefusesAnotherPlan) {
 // checkpoint, ends with status 1 and says how to go on; the next run resumes that row from the
 // checkpoint and finishes it.
 TEST(Table3Script, AStopSignalSavesACheckpointAndTheNextRunResumes) {
-  const fs::path dir = fresh_dir("script_stop");
-  const fs::path fixtures = fs::path(ATTN_SOURCE_DIR) / "tests" / "data" / "fixtures";
-  const std::string attn = ATTN_BINARY;
-  auto slurp = [&](const std::string& name) {
-    std::ifstream in(dir / name);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  };
-  ASSERT_EQ(std::system(("cd " + dir.string() + " && head -n 10 " + (fixtures / "genesis.en").string() +
-                         " > dev.en && head -n 10 " + (fixtures / "genesis.es").string() + " > dev.es && " + attn +
-                         " vocab train --size 800 --model vocab --input " + (fixtures / "genesis.en").string() + " " +
-                         (fixtures / "genesis.es").string() + " > vocab.log 2>&1")
-                            .c_str()),
-            0);
-  const std::string script = std::string(ATTN_SOURCE_DIR) + "/scripts/table3 --attn " + attn + " --run " +
-                             (dir / "study").string() + " --train-source " + (fixtures / "genesis.en").string() +
-                             " --train-target " + (fixtures / "genesis.es").string() + " --valid-source " +
-                             (dir / "dev.en").string() + " --valid-target " + (dir / "dev.es").string() +
-                             " --vocabulary " + (dir / "vocab.model").string() +
-                             " --rows base --steps 100 --batch-tokens 512 --warmup-steps 2 --bleu-verses 5 --threads 1";
+  const ScriptStudy t = script_study("script_stop");
+  ASSERT_FALSE(::testing::Test::HasFailure());
+  const fs::path& dir = t.dir;
+  auto slurp = [&](const std::string& name) { return t.slurp(name); };
+  const std::string script = t.script + " --rows base --steps 100";
   // In the background, in a process group of its own, its status written when it ends.
   ASSERT_EQ(std::system(("cd " + dir.string() + " && (setsid " + script +
                          " > stop.log 2>&1 & echo $! > script.pid; wait $!; echo $? > script.status) > /dev/null 2>&1 &")
