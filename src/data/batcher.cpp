@@ -114,43 +114,11 @@ EpochBatches Batcher::epoch(std::uint64_t epoch) const {
 }
 
 void Batcher::fill(std::span<const std::uint32_t> pairs, Batch& batch) const {
-  const std::size_t rows = pairs.size();
-  std::size_t source_columns = 0, target_columns = 0;
-  for (const auto pair : pairs) {
-    source_columns = std::max(source_columns, source_cost(pair));
-    target_columns = std::max(target_columns, target_cost(pair));
-  }
-  batch.batch_size = rows;
-  batch.source_length = source_columns;
-  batch.target_length = target_columns;
-  batch.src.assign(rows * source_columns, kPadId);
-  batch.tgt_in.assign(rows * target_columns, kPadId);
-  batch.tgt_out.assign(rows * target_columns, kPadId);
-  batch.src_len.resize(rows);
-  batch.tgt_len.resize(rows);
-  batch.line_numbers.resize(rows);
-  batch.source_tokens = 0;
-  batch.target_tokens = 0;
-
-  for (std::size_t row = 0; row < rows; ++row) {
-    const auto source = corpus_.source(pairs[row]);
-    const auto target = corpus_.target(pairs[row]);
-    auto* src = batch.src.data() + row * source_columns;
-    auto* tgt_in = batch.tgt_in.data() + row * target_columns;
-    auto* tgt_out = batch.tgt_out.data() + row * target_columns;
-    std::copy(source.begin(), source.end(), src);
-    src[source.size()] = kEosId;
-    tgt_in[0] = kBosId;
-    std::copy(target.begin(), target.end(), tgt_in + 1);
-    std::copy(target.begin(), target.end(), tgt_out);
-    tgt_out[target.size()] = kEosId;
-
-    batch.src_len[row] = static_cast<std::int32_t>(source.size() + 1);
-    batch.tgt_len[row] = static_cast<std::int32_t>(target.size() + 1);
-    batch.line_numbers[row] = corpus_.line_number(pairs[row]);
-    batch.source_tokens += source.size() + 1;
-    batch.target_tokens += target.size() + 1;
-  }
+  batch.assign(
+      static_cast<int>(pairs.size()), [&](int row) { return corpus_.source(pairs[static_cast<std::size_t>(row)]); },
+      [&](int row) { return corpus_.target(pairs[static_cast<std::size_t>(row)]); });
+  batch.line_numbers.resize(pairs.size());
+  for (std::size_t row = 0; row < pairs.size(); ++row) batch.line_numbers[row] = corpus_.line_number(pairs[row]);
 }
 
 BatchingStatistics Batcher::statistics(const EpochBatches& batches) const {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/special_tokens.h"
+#include "core/token_batch.h"
 #include "kernels/device_buffer.h"
 
 namespace attn {
@@ -49,16 +50,10 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder,
   const double alpha = opt.length_penalty;
   const bool track_rows = decoder.attention_tap() != nullptr;
 
-  // Sources padded to the longest, each with EOS.
-  int src_len = 0;
-  for (const auto& s : sources) src_len = std::max<int>(src_len, static_cast<int>(s.size()) + 1);
-  std::vector<std::int32_t> src(static_cast<std::size_t>(batch) * src_len, kPadId), src_lengths(batch);
+  const PaddedBatch padded = pad_sources(sources);
   std::vector<Sentence> active(batch);
   int max_steps = 1;
   for (int b = 0; b < batch; ++b) {
-    std::copy(sources[b].begin(), sources[b].end(), src.begin() + static_cast<std::ptrdiff_t>(b) * src_len);
-    src[static_cast<std::size_t>(b) * src_len + sources[b].size()] = kEosId;
-    src_lengths[b] = static_cast<std::int32_t>(sources[b].size()) + 1;
     Sentence& s = active[b];
     s.index = b;
     s.live.push_back(Live{});
@@ -66,7 +61,7 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder,
     s.max_length = std::clamp(static_cast<int>(limit), 1, config.max_positions);
     max_steps = std::max(max_steps, s.max_length);
   }
-  decoder.start(src.data(), src_lengths.data(), batch, src_len, beam, max_steps);
+  decoder.start(padded.src.data(), padded.src_lengths.data(), batch, padded.src_len, beam, max_steps);
 
   // Per row: the best k + 3 tokens (spares for PAD and BOS, never generated, and EOS before
   // min_length) and

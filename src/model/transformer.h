@@ -10,7 +10,7 @@
 #include "kernels/device_buffer.h"
 #include "model/model_config.h"
 #include "model/parameter_layout.h"
-#include "model/token_batch.h"
+#include "core/token_batch.h"
 #include "model/training_workspace.h"
 #include "nn/decoder_layer.h"
 #include "nn/dropout.h"

@@ -39,11 +39,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-TokenBatch view_of(const data::Batch& b) {
-  return {static_cast<int>(b.batch_size), static_cast<int>(b.source_length), static_cast<int>(b.target_length),
-          b.src.data(), b.src_len.data(), b.tgt_in.data(), b.tgt_out.data(), b.tgt_len.data()};
-}
-
 // Keeps the records of train.jsonl up to `step`: a resumed run rewrites what came after its
 // checkpoint, so the log never shows steps twice.
 void truncate_log(const std::filesystem::path& path, std::int64_t step) {
@@ -408,7 +403,7 @@ bool Trainer::Run::update() {
     // Dropout masks follow the batch's place in the global batch, whoever trains it.
     const std::uint64_t slot = static_cast<std::uint64_t>(first_mine + i);
     const nn::Dropout dropout{o_.model.dropout, dropout_seed(o_.seed, progress_.step, slot)};
-    const LossSums s = model_->forward_backward(view_of(batches_[static_cast<std::size_t>(i)]), dropout,
+    const LossSums s = model_->forward_backward(batches_[static_cast<std::size_t>(i)].view(), dropout,
                                                 1.0f / static_cast<float>(update_tokens));
     if (i > 0) be.accumulate(gradient_sum_.data(), model_->gradients(), n);
     window_loss_ += s.loss;

@@ -70,10 +70,7 @@ ValidationResult Validation::run(Transformer& model) {
   double loss = 0, nll = 0;
   for (std::size_t k = 0; k < batches_.size(); ++k) {
     batcher_->fill(batches_.pairs(k), batch_);
-    const TokenBatch view{static_cast<int>(batch_.batch_size), static_cast<int>(batch_.source_length),
-                          static_cast<int>(batch_.target_length), batch_.src.data(), batch_.src_len.data(),
-                          batch_.tgt_in.data(), batch_.tgt_out.data(), batch_.tgt_len.data()};
-    const LossSums s = model.evaluate(view);
+    const LossSums s = model.evaluate(batch_.view());
     loss += s.loss;
     nll += s.nll;
     r.tokens += s.tokens;

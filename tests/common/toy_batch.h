@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/special_tokens.h"
-#include "model/token_batch.h"
+#include "core/token_batch.h"
 
 namespace attn::testing {
 

@@ -117,6 +117,8 @@ void expect_same_batch(const Batch& a, const Batch& b) {
   EXPECT_EQ(a.src, b.src);
   EXPECT_EQ(a.tgt_in, b.tgt_in);
   EXPECT_EQ(a.tgt_out, b.tgt_out);
+  EXPECT_EQ(a.src_lengths, b.src_lengths);
+  EXPECT_EQ(a.tgt_lengths, b.tgt_lengths);
   EXPECT_EQ(a.src_len, b.src_len);
   EXPECT_EQ(a.tgt_len, b.tgt_len);
 }
@@ -137,21 +139,23 @@ TEST_F(BatcherTest, TokenConventionsOnAHandWrittenExample) {
   batcher.fill(batches.pairs(0), batch);
 
   std::vector<std::vector<std::int32_t>> source_ids, target_ids;
-  std::size_t longest_source = 0, longest_target = 0, target_tokens = 0;
+  std::size_t longest_source = 0, longest_target = 0, source_tokens = 0, target_tokens = 0;
   for (std::size_t i = 0; i < 3; ++i) {
     source_ids.push_back(vocabulary().encode(source[i]));
     target_ids.push_back(vocabulary().encode(target[i]));
     longest_source = std::max(longest_source, source_ids[i].size() + 1);
     longest_target = std::max(longest_target, target_ids[i].size() + 1);
+    source_tokens += source_ids[i].size() + 1;
     target_tokens += target_ids[i].size() + 1;
   }
-  ASSERT_EQ(batch.batch_size, 3u);
-  ASSERT_EQ(batch.source_length, longest_source);
-  ASSERT_EQ(batch.target_length, longest_target);
+  ASSERT_EQ(batch.batch, 3);
+  ASSERT_EQ(static_cast<std::size_t>(batch.src_len), longest_source);
+  ASSERT_EQ(static_cast<std::size_t>(batch.tgt_len), longest_target);
   ASSERT_EQ(batch.src.size(), 3 * longest_source);
   ASSERT_EQ(batch.tgt_in.size(), 3 * longest_target);
   ASSERT_EQ(batch.tgt_out.size(), 3 * longest_target);
-  EXPECT_EQ(batch.target_tokens, target_tokens);
+  EXPECT_EQ(static_cast<std::size_t>(batch.src_tokens), source_tokens);
+  EXPECT_EQ(static_cast<std::size_t>(batch.tgt_tokens), target_tokens);
 
   std::vector<std::size_t> lines_seen;
   for (std::size_t row = 0; row < 3; ++row) {
@@ -176,8 +180,8 @@ TEST_F(BatcherTest, TokenConventionsOnAHandWrittenExample) {
     EXPECT_EQ(row_of(batch.src, longest_source), expected_src) << "row " << row;
     EXPECT_EQ(row_of(batch.tgt_in, longest_target), expected_tgt_in) << "row " << row;
     EXPECT_EQ(row_of(batch.tgt_out, longest_target), expected_tgt_out) << "row " << row;
-    EXPECT_EQ(batch.src_len[row], static_cast<std::int32_t>(source_ids[i].size() + 1));
-    EXPECT_EQ(batch.tgt_len[row], static_cast<std::int32_t>(target_ids[i].size() + 1));
+    EXPECT_EQ(batch.src_lengths[row], static_cast<std::int32_t>(source_ids[i].size() + 1));
+    EXPECT_EQ(batch.tgt_lengths[row], static_cast<std::int32_t>(target_ids[i].size() + 1));
   }
   std::sort(lines_seen.begin(), lines_seen.end());
   EXPECT_EQ(lines_seen, (std::vector<std::size_t>{0, 1, 2}));
@@ -196,19 +200,20 @@ TEST_F(BatcherTest, EveryPairOncePerEpochWithinBudgetAndLittlePadding) {
       Batch batch;
       for (std::size_t k = 0; k < batches.size(); ++k) {
         batcher.fill(batches.pairs(k), batch);
-        ASSERT_GT(batch.batch_size, 0u);
-        ASSERT_LE(batch.batch_size * batch.source_length, budget) << "source side over budget in batch " << k;
-        ASSERT_LE(batch.batch_size * batch.target_length, budget) << "target side over budget in batch " << k;
+        ASSERT_GT(batch.batch, 0);
+        const auto rows = static_cast<std::size_t>(batch.batch), S = static_cast<std::size_t>(batch.src_len);
+        ASSERT_LE(rows * S, budget) << "source side over budget in batch " << k;
+        ASSERT_LE(rows * static_cast<std::size_t>(batch.tgt_len), budget) << "target side over budget in batch " << k;
         lines.insert(lines.end(), batch.line_numbers.begin(), batch.line_numbers.end());
         // Real tokens are never 0 (encode never emits pad), so the zeros are exactly the padding.
         for (const auto& matrix : {batch.src, batch.tgt_out}) {
           slots += matrix.size();
           pads += static_cast<std::size_t>(std::count(matrix.begin(), matrix.end(), 0));
         }
-        for (std::size_t row = 0; row < batch.batch_size; ++row) {
-          for (std::size_t t = 0; t < batch.source_length; ++t) {
-            const bool real = t < static_cast<std::size_t>(batch.src_len[row]);
-            ASSERT_EQ(batch.src[row * batch.source_length + t] != 0, real) << "row " << row << " column " << t;
+        for (std::size_t row = 0; row < rows; ++row) {
+          for (std::size_t t = 0; t < S; ++t) {
+            const bool real = t < static_cast<std::size_t>(batch.src_lengths[row]);
+            ASSERT_EQ(batch.src[row * S + t] != 0, real) << "row " << row << " column " << t;
           }
         }
       }
