@@ -13,6 +13,7 @@
 #include "eval/chrf.h"
 #include "eval/python_str.h"
 #include "eval/sacrebleu_format.h"
+#include "eval/sacrebleu_json.h"
 
 namespace attn::cli {
 
@@ -76,28 +77,6 @@ void check_metrics(const std::string& metrics) {
   }
 }
 
-// sacreBLEU's JSON for one score: name, score rounded to the printed width, signature, then each
-// signature field as its own key; "exact" adds the unrounded numbers.
-nlohmann::ordered_json score_json(const std::string& name, double score, int width, const std::string& signature) {
-  nlohmann::ordered_json json;
-  json["name"] = name;
-  json["score"] = std::stod(eval::format_fixed(score, width));
-  json["signature"] = signature;
-  return json;
-}
-
-void add_signature_fields(nlohmann::ordered_json& json, const std::string& signature) {
-  std::size_t start = 0;
-  while (start <= signature.size()) {
-    std::size_t end = signature.find('|', start);
-    if (end == std::string::npos) end = signature.size();
-    const std::string field = signature.substr(start, end - start);
-    const std::size_t colon = field.find(':');
-    json[field.substr(0, colon)] = field.substr(colon + 1);
-    start = end + 1;
-  }
-}
-
 void run_bleu_command(const BleuCommandArgs& args) {
   check_metrics(args.metrics);
   const std::vector<std::string> hypotheses = read_segments(args.hypothesis_path);
@@ -113,13 +92,7 @@ void run_bleu_command(const BleuCommandArgs& args) {
     const std::string signature = eval::bleu_signature(options, score.nrefs);
     lines.push_back(eval::format_bleu(score, args.width));
     signatures.push_back("BLEU signature: " + signature);
-    nlohmann::ordered_json entry = score_json("BLEU", score.score, args.width, signature);
-    entry["verbose_score"] = eval::bleu_verbose_score(score);
-    add_signature_fields(entry, signature);
-    entry["exact"] = {{"score", score.score},     {"counts", score.counts}, {"totals", score.totals},
-                      {"precisions", score.precisions}, {"bp", score.bp},    {"ratio", score.ratio},
-                      {"hyp_len", score.hyp_len}, {"ref_len", score.ref_len}};
-    json.push_back(std::move(entry));
+    json.push_back(eval::bleu_json(score, options, args.width));
   }
   if (wants(args, "chrf")) {
     eval::ChrfOptions options;
@@ -130,12 +103,7 @@ void run_bleu_command(const BleuCommandArgs& args) {
     const std::string signature = eval::chrf_signature(options, score.nrefs);
     lines.push_back(eval::format_chrf(score, args.width));
     signatures.push_back(name + " signature: " + signature);
-    nlohmann::ordered_json entry = score_json(name, score.score, args.width, signature);
-    add_signature_fields(entry, signature);
-    nlohmann::ordered_json statistics = nlohmann::ordered_json::array();
-    for (const auto& order : score.statistics) statistics.push_back({order.hyp, order.ref, order.match});
-    entry["exact"] = {{"score", score.score}, {"statistics", std::move(statistics)}};
-    json.push_back(std::move(entry));
+    json.push_back(eval::chrf_json(score, options, args.width));
   }
 
   if (args.json) {

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/json_file.h"
+#include "eval/sacrebleu_json.h"
 #include "inspect/svg_chart.h"
 
 namespace attn::study {
@@ -90,17 +91,10 @@ std::optional<RunResult> read_run_result(const fs::path& folder, int steps) {
   if (!fs::exists(bleu_file)) return std::nullopt;
   RunResult out;
   out.steps = steps;
-  {
-    const nlohmann::json j = read_json_file(bleu_file.string(), "the run's BLEU score");
-    bool found = false;
-    if (j.is_array())
-      for (const auto& score : j)
-        if (score.is_object() && score.value("name", "") == "BLEU") {
-          out.dev_bleu = number_at(score, "score", bleu_file, 1);
-          found = true;
-        }
-    if (!found) throw Error(bleu_file.string() + ": no BLEU score (expected the output of attn bleu --json)");
-  }
+  bool found = false;
+  for (const eval::ScoreRecord& score : eval::read_score_file(bleu_file))
+    if (score.name == "BLEU") out.dev_bleu = score.score, found = true;
+  if (!found) throw Error(bleu_file.string() + ": no BLEU score (expected the output of attn bleu --json)");
   std::ifstream in(log_file);
   if (!in) throw Error(log_file.string() + ": cannot open (the run's training log)");
   std::vector<double> speeds;

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/temp_dir.h"
 
@@ -87,6 +89,27 @@ TEST(ReportCommand, BadScoresFileIsNamed) {
   EXPECT_NE(run_attn("report --run " + dir.string() + " --result 'x|y=" + (dir / "scores.json").string() + "'", out), 0);
   EXPECT_NE(out.find((dir / "scores.json").string()), std::string::npos) << out;
   EXPECT_FALSE(fs::exists(dir / "report.md"));
+}
+
+// A torn or foreign line in train.jsonl used to be skipped without a word, and a record without
+// its figures ended in a JSON library exception: both name the file and line now.
+TEST(ReportCommand, BadTrainingLogLinesAreNamed) {
+  const auto dir = testing::fresh_temp_dir("report_bad_log");
+  write(dir / "train" / "config.json", "{}");
+  const std::string good =
+      R"({"type":"train","step":50,"epoch":1,"loss":8.5,"tokens_per_second":3000,"target_tokens":1,"elapsed_seconds":60})";
+  const auto log = (dir / "train" / "train.jsonl").string();
+  for (const auto& [second_line, problem] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"type":"train","step":60,"lo)", ":2: not a JSON object"},
+           {R"({"type":"valid","step":60})", ":2: \"cross_entropy\" must be a number"},
+           {R"({"type":"train","step":"60","loss":1,"tokens_per_second":1,"elapsed_seconds":1})", ":2: \"step\" must be a number"},
+           {R"({"step":60})", ":2: \"type\" must be \"train\" or \"valid\""}}) {
+    write(dir / "train" / "train.jsonl", good + "\n" + second_line + "\n");
+    std::string out;
+    EXPECT_NE(run_attn("report --run " + dir.string(), out), 0) << out;
+    EXPECT_NE(out.find(log + problem), std::string::npos) << out;
+    EXPECT_FALSE(fs::exists(dir / "report.md")) << second_line;
+  }
 }
 
 }  // namespace
