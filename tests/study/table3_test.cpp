@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/temp_dir.h"
 #include "core/error.h"
 #include "study/table3.h"
 #include "study/table3_report.h"
@@ -34,12 +35,7 @@ std::string message_of(const std::function<void()>& f) {
   return "(no error)";
 }
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("attn_study_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path fresh_dir(const std::string& name) { return testing::fresh_temp_dir("study_" + name); }
 
 void write(const fs::path& file, const std::string& text) {
   fs::create_directories(file.parent_path());
