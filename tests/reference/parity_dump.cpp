@@ -1,9 +1,11 @@
 // Writes what the PyTorch parity check needs: a model (safetensors + config), a batch, and this
 // implementation's loss and gradients for it. transformer_reference.py recomputes them in torch.
-//   parity_dump CASE OUT_DIR
+//   parity_dump CASE OUT_DIR [--nan=loss|--nan=gradient:TENSOR|--nan=attention:TENSOR]
 // Cases: tiny and small (the presets), restricted (tiny with a window of 3 over sentences of 12 to
 // 20 tokens and one of 2, so that windows cut real keys on both sides and padded query rows see no
 // key; the output layer and loss in blocks of 7 rows), dropout (tiny with dropout 0.1).
+// --nan writes a NaN into one number of attn's results, for the tests that the check rejects it.
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -49,12 +51,18 @@ WindowCoverage window_coverage(const std::vector<std::int32_t>& lengths, int pad
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::cerr << "usage: parity_dump CASE OUT_DIR\n";
+  if (argc != 3 && argc != 4) {
+    std::cerr << "usage: parity_dump CASE OUT_DIR [--nan=loss|--nan=gradient:TENSOR|--nan=attention:TENSOR]\n";
     return 2;
   }
   const std::string name = argv[1];
   const std::filesystem::path out = argv[2];
+  const std::string nan = argc == 4 ? argv[3] : "";
+  if (!nan.empty() && nan != "--nan=loss" && nan.rfind("--nan=gradient:", 0) != 0 &&
+      nan.rfind("--nan=attention:", 0) != 0) {
+    std::cerr << "parity_dump: unknown option " << nan << "\n";
+    return 2;
+  }
   const bool restricted = name == "restricted", with_dropout = name == "dropout";
   const std::string preset = restricted || with_dropout ? "tiny" : name;
   std::filesystem::create_directories(out);
@@ -137,19 +145,27 @@ int main(int argc, char** argv) {
   model.zero_gradients();
   const attn::LossSums sums =
       model.forward_backward(view, attn::nn::Dropout{c.dropout, dropout_seed}, 1.0f / static_cast<float>(tokens));
-  const double loss = sums.loss / static_cast<double>(tokens);
+  double loss = sums.loss / static_cast<double>(tokens);
+  if (nan == "--nan=loss") loss = std::nan("");
   model.save_parameters(out / "model.safetensors");
   attn::save_model_config((out / "config.json").string(), c);
-  const auto grads = model.gradients_to_host();
+  auto grads = model.gradients_to_host();
   std::vector<attn::TensorToWrite> tensors;
-  for (const auto& t : model.layout().tensors()) tensors.push_back({t.name, t.shape, grads.data() + t.offset});
+  for (const auto& t : model.layout().tensors()) {
+    if (nan == "--nan=gradient:" + t.name) grads[t.offset] = std::nanf("");
+    tensors.push_back({t.name, t.shape, grads.data() + t.offset});
+  }
   attn::write_safetensors(out / "grads.safetensors", tensors, {});
   // The attention weights that export reports (attn score --attention reads this same tap).
   KeepAll attention;
   model.sentence_log_probs(view, &attention);
   std::vector<attn::TensorToWrite> probs;
-  for (const auto& [tensor, t] : attention.tensors) probs.push_back({tensor, t.first, t.second.data()});
+  for (auto& [tensor, t] : attention.tensors) {
+    if (nan == "--nan=attention:" + tensor) t.second[0] = std::nanf("");  // sentence 0, head 0, query 0, key 0
+    probs.push_back({tensor, t.first, t.second.data()});
+  }
   attn::write_safetensors(out / "attention.safetensors", probs, {});
+  // JSON has no NaN: nlohmann writes a NaN loss as null, which the reference reads as NaN.
   nlohmann::json j{{"case", name}, {"src", s_ids}, {"tgt_in", t_in}, {"tgt_out", t_out}, {"src_lengths", s_len},
                    {"tgt_lengths", t_len}, {"batch", batch}, {"src_len", S}, {"tgt_len", T},
                    {"loss", loss}, {"tokens", sums.tokens}, {"dropout_seed", dropout_seed},
