@@ -55,8 +55,8 @@ std::vector<std::int32_t> single_rendering(const std::vector<std::int32_t>& sour
 // Trains the tiny preset (label smoothing off, so that it learns the task's probabilities) with
 // Adam on fresh samples, 64 sentences an update, 300 updates. Plain host code: the trainer is a
 // floor above decoding. The order of float sums, and so the weights, depends on the thread count:
-// pinned, to one thread, as the model is too small for a second to help (on a shared machine,
-// OpenMP's waits made two threads several times slower).
+// pinned, to one thread: at this size a second thread adds OpenMP's waits rather than speed,
+// which on a shared machine dominate.
 Transformer trained_model() {
   omp_set_num_threads(1);
   ModelConfig c = ModelConfig::preset("tiny");
@@ -99,7 +99,7 @@ Transformer trained_model() {
 // at a time against whole prefixes, padded batches against single sentences), so their
 // log-probabilities differ in the last bits: a log-softmax of logits of magnitude ~10 carries an
 // error of a few 1e-6 per step, and a hypothesis sums at most max_length of them. 1e-4 bounds that
-// for the lengths here (at most 9 + 50 steps, most under 20). The same bound separates decisions:
+// for the lengths here (at most 8 + 50 steps, most under 20). The same bound separates decisions:
 // where the reference's ranking rests on a margin below it, float32 cannot say which is right and
 // the comparison would be meaningless; the test then fails as a broken fixture, saying so.
 constexpr double kTolerance = 1e-4;
