@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "common/toy_batch.h"
+#include "common/full_recomputation.h"
 #include "core/random.h"
 #include "decode/beam_search.h"
 
@@ -107,21 +108,6 @@ constexpr double kTolerance = 1e-4;
 // The GNMT length penalty, written out here rather than calling attn's length_penalty().
 double gnmt_penalty(int length, double alpha) { return std::pow((5.0 + length) / 6.0, alpha); }
 
-// log P(next token | source, prefix) for every token: the full model over BOS + prefix (no cache,
-// no padding), the last position's log-softmax in double.
-std::vector<double> next_log_probs(Transformer& m, const std::vector<std::int32_t>& source,
-                                   const std::vector<std::int32_t>& prefix) {
-  const int V = m.config().vocab_size;
-  const testing::ToyBatch batch({source}, {prefix});
-  const auto logits = m.logits(batch.view());
-  const float* row = logits.data() + prefix.size() * V;
-  double mx = row[0], sum = 0;
-  for (int v = 1; v < V; ++v) mx = std::max(mx, static_cast<double>(row[v]));
-  for (int v = 0; v < V; ++v) sum += std::exp(row[v] - mx);
-  std::vector<double> out(V);
-  for (int v = 0; v < V; ++v) out[v] = row[v] - mx - std::log(sum);
-  return out;
-}
 
 enum class End { NoLiveHypothesis, EarlyStop, MaxLength };
 
@@ -170,7 +156,7 @@ Reference reference_beam_search(Transformer& m, const std::vector<std::int32_t>&
     ref.steps = length;
     std::vector<Candidate> candidates;
     for (std::size_t h = 0; h < live.size(); ++h) {
-      const auto lp = next_log_probs(m, source, live[h].tokens);
+      const auto lp = testing::recomputed_log_probs(m, source, live[h].tokens);
       for (std::int32_t v = 0; v < static_cast<std::int32_t>(lp.size()); ++v) {
         if (v == kPadId || v == kBosId) continue;
         if (length == max_length ? v != kEosId : (v == kEosId && length < opt.min_length)) continue;
@@ -242,9 +228,13 @@ std::string describe(const SearchOptions& o) {
 }
 
 std::string show(const std::vector<std::int32_t>& tokens) {
-  std::string s;
-  for (auto t : tokens) s += (s.empty() ? "" : " ") + std::to_string(t);
-  return "[" + s + "]";
+  std::string s = "[";
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (i) s += ' ';
+    s += std::to_string(tokens[i]);
+  }
+  s += ']';
+  return s;
 }
 
 // Sentences of 1-8 words, decoded together (so padded to the longest) by attn.

@@ -8,24 +8,11 @@
 #include <gtest/gtest.h>
 
 #include "common/toy_batch.h"
+#include "common/full_recomputation.h"
 
 namespace attn {
 namespace {
 
-// log P(next | source, prefix) for every token, by full recomputation.
-std::vector<double> next_log_probs(Transformer& m, const std::vector<std::int32_t>& src,
-                                   const std::vector<std::int32_t>& prefix) {
-  const int V = m.config().vocab_size;
-  const testing::ToyBatch batch({src}, {prefix});
-  const auto logits = m.logits(batch.view());
-  const float* row = logits.data() + prefix.size() * V;
-  double mx = row[0], sum = 0;
-  for (int v = 1; v < V; ++v) mx = std::max(mx, static_cast<double>(row[v]));
-  for (int v = 0; v < V; ++v) sum += std::exp(row[v] - mx);
-  std::vector<double> out(V);
-  for (int v = 0; v < V; ++v) out[v] = row[v] - mx - std::log(sum);
-  return out;
-}
 
 Transformer tiny_model(int vocab, std::uint64_t seed) {
   ModelConfig c = ModelConfig::preset("tiny");
@@ -52,7 +39,7 @@ TEST(BeamSearch, BeamOneIsGreedy) {
     std::vector<std::int32_t> prefix;
     double log_prob = 0;
     for (int step = 0; step < opt.max_length_b; ++step) {
-      const auto lp = next_log_probs(m, sources[b], prefix);
+      const auto lp = testing::recomputed_log_probs(m, sources[b], prefix);
       int best = kEosId;
       if (step + 1 < opt.max_length_b) {
         for (int v = 0; v < static_cast<int>(lp.size()); ++v)
@@ -80,7 +67,7 @@ TEST(BeamSearch, WideBeamFindsTheExhaustiveBest) {
     } best;
     int complete = 0;
     std::function<void(std::vector<std::int32_t>, double)> visit = [&](std::vector<std::int32_t> prefix, double lp) {
-      const auto next = next_log_probs(m, source, prefix);
+      const auto next = testing::recomputed_log_probs(m, source, prefix);
       const int length = static_cast<int>(prefix.size()) + 1;
       const double score = (lp + next[kEosId]) / length_penalty(length, alpha);
       ++complete;

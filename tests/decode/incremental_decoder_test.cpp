@@ -6,24 +6,11 @@
 #include <gtest/gtest.h>
 
 #include "common/toy_batch.h"
+#include "common/full_recomputation.h"
 
 namespace attn {
 namespace {
 
-// log-softmax of full teacher-forced logits, row (sentence b, position t).
-std::vector<double> full_log_probs(Transformer& m, const std::vector<std::int32_t>& src,
-                                   const std::vector<std::int32_t>& prefix_tokens, int t) {
-  const int V = m.config().vocab_size;
-  const testing::ToyBatch batch({src}, {prefix_tokens});
-  const auto logits = m.logits(batch.view());
-  const float* row = logits.data() + static_cast<std::size_t>(t) * V;
-  double mx = row[0], sum = 0;
-  for (int v = 1; v < V; ++v) mx = std::max(mx, static_cast<double>(row[v]));
-  for (int v = 0; v < V; ++v) sum += std::exp(row[v] - mx);
-  std::vector<double> out(V);
-  for (int v = 0; v < V; ++v) out[v] = row[v] - mx - std::log(sum);
-  return out;
-}
 
 class IncrementalDecoderTest : public ::testing::TestWithParam<PositionEncoding> {};
 
@@ -55,7 +42,7 @@ TEST_P(IncrementalDecoderTest, MatchesFullRecomputationWithSeveralHypothesesPerS
     m.backend().copy_to_host(host.data(), lp, static_cast<std::size_t>(dec.rows()) * V * sizeof(float));
     for (int b = 0; b < 2; ++b)
       for (int h = 0; h < dec.rows_per_sentence(); ++h) {
-        const auto want = full_log_probs(m, sources[b], targets[b][h], t);
+        const auto want = testing::recomputed_log_probs(m, sources[b], targets[b][h], t);
         for (int v = 0; v < V; ++v)
           ASSERT_NEAR(host[(b * dec.rows_per_sentence() + h) * V + v], want[v], 2e-5)
               << "step " << t << " sentence " << b << " hypothesis " << h;
@@ -69,7 +56,7 @@ TEST_P(IncrementalDecoderTest, MatchesFullRecomputationWithSeveralHypothesesPerS
   m.backend().copy_to_host(host.data(), lp, static_cast<std::size_t>(2) * V * sizeof(float));
   auto longer0 = targets[1][1];
   longer0.push_back(50);
-  const auto want = full_log_probs(m, sources[1], longer0, 4);
+  const auto want = testing::recomputed_log_probs(m, sources[1], longer0, 4);
   for (int v = 0; v < V; ++v) ASSERT_NEAR(host[v], want[v], 2e-5);
 }
 
