@@ -5,8 +5,12 @@
 #include <algorithm>
 #include <cfenv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <limits>
+#include <sstream>
+#include <string>
 
 #include "common/bf16_rounding.h"
 #include "common/device_vector.h"
@@ -20,6 +24,27 @@ namespace {
 using testing::bf16_bits;
 using testing::bf16_round;
 using testing::random_values;
+
+// The bf16 tests skip only where the CPU lacks AVX512-BF16. Whether it has it is read here from the
+// kernel's own list of CPU flags, independently of the detection the kernels use: on a CPU with the
+// flag, a detection that said no (and so skipped every bf16 test) fails this test.
+TEST(Bf16Support, DetectionAgreesWithTheKernelsCpuFlags) {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  ASSERT_TRUE(cpuinfo) << "cannot read /proc/cpuinfo";
+  std::string line;
+  bool found = false, has_flag = false;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("flags", 0) != 0) continue;
+    found = true;
+    std::istringstream words(line.substr(line.find(':') + 1));
+    for (std::string w; words >> w;) has_flag = has_flag || w == "avx512_bf16";
+    break;
+  }
+  ASSERT_TRUE(found) << "no flags line in /proc/cpuinfo";
+  EXPECT_EQ(cpu::bf16_matmul_supported(), has_flag)
+      << "/proc/cpuinfo " << (has_flag ? "lists" : "does not list") << " avx512_bf16";
+  std::printf("AVX512-BF16: %s (the bf16 tests %s)\n", has_flag ? "yes" : "no", has_flag ? "run" : "skip");
+}
 
 struct Product {
   bool ta, tb;
