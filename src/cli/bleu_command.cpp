@@ -8,12 +8,11 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
-#include "core/text_file.h"
 #include "eval/bleu.h"
 #include "eval/chrf.h"
-#include "eval/python_str.h"
 #include "eval/sacrebleu_format.h"
 #include "eval/sacrebleu_json.h"
+#include "eval/segment_files.h"
 
 namespace attn::cli {
 
@@ -28,38 +27,6 @@ struct BleuCommandArgs {
   int width = 2;
   int chrf_word_order = 0;
 };
-
-// Reads a file of one segment per line and strips trailing whitespace from each line, as the
-// sacreBLEU command line does before scoring.
-std::vector<std::string> read_segments(const std::string& path) {
-  std::vector<std::string> lines = read_text_lines(path);
-  for (std::string& line : lines) line.resize(eval::rstrip_python_whitespace(line).size());
-  return lines;
-}
-
-eval::ReferenceSets read_references(const BleuCommandArgs& args, std::size_t hypothesis_count) {
-  eval::ReferenceSets sets;
-  for (const std::string& path : args.reference_paths) {
-    sets.push_back(read_segments(path));
-    if (sets.back().size() != hypothesis_count) {
-      throw Error(path + " has " + std::to_string(sets.back().size()) + " lines but " + args.hypothesis_path +
-                  " has " + std::to_string(hypothesis_count) + "; they must have one line per segment");
-    }
-  }
-  // sacreBLEU drops empty references and refuses a line that is left with none.
-  for (std::size_t line = 0; line < hypothesis_count; ++line) {
-    const bool all_empty = std::all_of(sets.begin(), sets.end(), [&](const auto& set) { return set[line].empty(); });
-    if (!all_empty) continue;
-    std::string problem = "empty reference";
-    if (sets.size() > 1) {
-      problem = "empty in every reference file (";
-      for (std::size_t k = 0; k < args.reference_paths.size(); ++k) problem += (k ? ", " : "") + args.reference_paths[k];
-      problem += ")";
-    }
-    throw_at(args.reference_paths.front(), line + 1, problem + "; a segment needs at least one reference");
-  }
-  return sets;
-}
 
 bool wants(const BleuCommandArgs& args, const std::string& metric) {
   return ("," + args.metrics + ",").find("," + metric + ",") != std::string::npos;
@@ -79,8 +46,9 @@ void check_metrics(const std::string& metrics) {
 
 void run_bleu_command(const BleuCommandArgs& args) {
   check_metrics(args.metrics);
-  const std::vector<std::string> hypotheses = read_segments(args.hypothesis_path);
-  const eval::ReferenceSets references = read_references(args, hypotheses.size());
+  const std::vector<std::string> hypotheses = eval::read_segments(args.hypothesis_path);
+  const eval::ReferenceSets references =
+      eval::read_reference_files(args.reference_paths, args.hypothesis_path, hypotheses.size());
 
   std::vector<std::string> lines;
   std::vector<std::string> signatures;

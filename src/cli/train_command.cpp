@@ -33,7 +33,7 @@ nlohmann::json flag_value(const OptionField& f, const std::string& text) {
   if (std::holds_alternative<std::string*>(f.target) || std::holds_alternative<PositionEncoding*>(f.target)) return text;
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error&) {
+  } catch (const nlohmann::json::exception&) {  // parse_error, or out_of_range for a number like 1e999
     std::string dashed = f.name;
     std::replace(dashed.begin(), dashed.end(), '_', '-');
     throw Error("--" + dashed + ": '" + text + "' is not a number");

@@ -14,7 +14,7 @@ inline nlohmann::json read_json_file(const std::string& path, const std::string&
   if (!in) throw_in(path, "cannot open " + what);
   try {
     return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for a number like 1e999
     throw_in(path, std::string("not valid JSON: ") + e.what());
   }
 }

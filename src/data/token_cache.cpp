@@ -67,8 +67,10 @@ class Reader {
     if (lines.offsets.back() != token_count) return fail("line lengths do not add up to the token count");
     if (!take(token_count * sizeof(std::int32_t))) return false;
     lines.tokens.resize(token_count);
-    std::memcpy(lines.tokens.data(), bytes_.data() + position_ - token_count * sizeof(std::int32_t),
-                token_count * sizeof(std::int32_t));
+    if (token_count > 0) {  // memcpy wants valid pointers even for no bytes; no tokens, no data()
+      std::memcpy(lines.tokens.data(), bytes_.data() + position_ - token_count * sizeof(std::int32_t),
+                  token_count * sizeof(std::int32_t));
+    }
     for (const auto id : lines.tokens) {
       if (id < 0 || id >= vocab_size) return fail("token id " + std::to_string(id) + " outside the vocabulary");
     }

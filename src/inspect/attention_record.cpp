@@ -221,7 +221,7 @@ AttentionRecord parse_attention_record(std::string_view json_line, const std::st
   Json json;
   try {
     json = Json::parse(json_line);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number like 1e999
     std::string message = e.what();
     const std::size_t bracket = message.find("] ");
     if (bracket != std::string::npos) message.erase(0, bracket + 2);

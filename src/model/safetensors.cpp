@@ -67,7 +67,7 @@ SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : path_(path
   nlohmann::json header;
   try {
     header = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for a number like 1e999
     throw_in(path_, std::string("corrupt header (not JSON): ") + e.what());
   }
   if (!header.is_object()) throw_in(path_, "corrupt header: not a JSON object");
@@ -111,7 +111,8 @@ void SafetensorsFile::read(const std::string& name, const std::vector<std::int64
                         shape_text(shape));
   const std::size_t bytes = static_cast<std::size_t>(element_count(shape)) * sizeof(float);
   if (e.end - e.begin != bytes) throw_in(path_, "tensor '" + name + "' has a byte range that does not match its shape");
-  std::memcpy(dst, data_.data() + e.begin, bytes);
+  // memcpy wants valid pointers even for no bytes; an empty tensor may come with an empty data section.
+  if (bytes > 0) std::memcpy(dst, data_.data() + e.begin, bytes);
 }
 
 }  // namespace attn

@@ -200,6 +200,18 @@ TEST_F(ParallelCorpusTest, CachedLoadDropsTheSamePairs) {
   EXPECT_EQ(count_of(log_.str(), options.source_file.string() + ":2: blank line"), 2u) << log_.str();
 }
 
+// Found by fuzzing (fuzz/training_text_fuzz.cpp): reading back a cache whose side has no tokens at
+// all passed memcpy a null pointer, undefined behaviour that UBSan reports.
+TEST_F(ParallelCorpusTest, ACacheOfEmptyLinesReadsBack) {
+  auto options = write_corpus({"", ""}, {"", ""});
+  options.cache_dir = dir_ / "cache";
+  const auto fresh = load(options);
+  const auto cached = load(options);
+  ASSERT_TRUE(cached.report().from_cache);
+  EXPECT_EQ(cached.size(), 0u);
+  EXPECT_EQ(cached.report().dropped_blank, 2u);
+}
+
 TEST_F(ParallelCorpusTest, ACacheThatCannotBeWrittenIsOnlyAWarning) {
   auto options = write_corpus({"Amen."}, {"Amén."});
   options.cache_dir = options.source_file / "cache";  // under a regular file: cannot be created

@@ -106,6 +106,9 @@ TEST(AttentionRecord, RefusesToWriteInvalidUtf8OrNonFiniteNumbers) {
 TEST(AttentionRecord, NotJson) {
   EXPECT_NE(error_of("{\"line\": 3,").find("f.jsonl:7: not JSON"), std::string::npos);
   EXPECT_NE(error_of("[1, 2]").find("f.jsonl:7: a record must be a JSON object"), std::string::npos);
+  // nlohmann throws out_of_range, not parse_error, for a number beyond double (found by fuzzing).
+  EXPECT_NE(error_of("{\"line\": 1e999}").find("f.jsonl:7: not JSON: number overflow parsing '1e999'"),
+            std::string::npos);
 }
 
 TEST(AttentionRecord, MissingKeys) {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -56,6 +57,34 @@ TEST(Safetensors, ReadsAFileWrittenByHand) {
   EXPECT_EQ(b[0], 3.25f);
   expect_error([&] { f.read("a", {1, 2}, a); }, "has shape [2] but the model expects [1, 2]");
   expect_error([&] { f.read("c", {1}, a); }, "missing tensor 'c'");
+}
+
+// Found by fuzzing (fuzz/safetensors_fuzz.cpp): a header number beyond double made nlohmann throw
+// out_of_range, which escaped as an unexpected error without the file's name.
+TEST(Safetensors, AHeaderNumberTooLargeForJsonIsACorruptHeader) {
+  auto dir = testing::fresh_temp_dir("safetensors_overflow");
+  const std::string header = R"({"a":{"dtype":"F32","shape":[1e999],"data_offsets":[0,0]}})";
+  std::string bytes(8, '\0');
+  const std::uint64_t n = header.size();
+  std::memcpy(bytes.data(), &n, 8);
+  write_bytes(dir / "x.safetensors", bytes + header);
+  expect_error([&] { SafetensorsFile f(dir / "x.safetensors"); }, "x.safetensors: corrupt header (not JSON)");
+  expect_error([&] { SafetensorsFile f(dir / "x.safetensors"); }, "number overflow parsing '1e999'");
+}
+
+// Found by fuzzing: reading a tensor of no elements passed memcpy null pointers (the data section
+// of a file holding only empty tensors is empty), undefined behaviour that UBSan reports.
+TEST(Safetensors, ATensorWithNoElementsReadsAsNothing) {
+  auto dir = testing::fresh_temp_dir("safetensors_empty");
+  const std::string header = R"({"e":{"dtype":"F32","shape":[0,4],"data_offsets":[0,0]}})";
+  std::string bytes(8, '\0');
+  const std::uint64_t n = header.size();
+  std::memcpy(bytes.data(), &n, 8);
+  write_bytes(dir / "x.safetensors", bytes + header);
+  SafetensorsFile f(dir / "x.safetensors");
+  std::vector<float> none;
+  f.read("e", {0, 4}, none.data());
+  EXPECT_TRUE(f.data().empty());
 }
 
 TEST(Safetensors, ModelRoundTripAndRefusals) {
@@ -190,6 +219,16 @@ TEST(ModelConfig, WrongTypesNameTheFileTheKeyAndTheAcceptedValues) {
     expect_error([&] { load_model_config((dir / "config.json").string()); }, fragment);
     expect_error([&] { load_model_config((dir / "config.json").string()); }, (dir / "config.json").string() + ":");
   }
+}
+
+// Found by fuzzing (fuzz/model_config_fuzz.cpp): a number beyond double made nlohmann throw
+// out_of_range instead of parse_error, which escaped read_json_file without the file's name.
+TEST(ModelConfig, ANumberTooLargeForJsonIsInvalidJsonNamingTheFile) {
+  auto dir = testing::fresh_temp_dir("model_config_overflow");
+  write_bytes(dir / "config.json", R"({"d_model": 1e999})");
+  expect_error([&] { load_model_config((dir / "config.json").string()); },
+               (dir / "config.json").string() + ": not valid JSON: [json.exception.out_of_range.406] number overflow "
+                                                 "parsing '1e999'");
 }
 
 // The parameter count from the sizes alone equals the layout's (the tensors the model allocates).
