@@ -17,9 +17,12 @@ int main(int argc, char** argv) {
   int vocab = 8000, repeats = 20;
   std::vector<std::string> presets;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--vocab-size") && i + 1 < argc) vocab = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = std::atoi(argv[++i]);
-    else presets.emplace_back(argv[i]);
+    if (!std::strcmp(argv[i], "--vocab-size") && i + 1 < argc)
+      vocab = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc)
+      repeats = std::atoi(argv[++i]);
+    else
+      presets.emplace_back(argv[i]);
   }
   if (presets.empty()) presets = {"small", "base"};
   const auto ranks = attn::dist::world();

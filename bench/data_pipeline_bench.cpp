@@ -34,7 +34,8 @@ int main(int argc, char** argv) try {
   const auto vocabulary = Vocabulary::load(argv[1]);
   const auto cache_dir = std::filesystem::temp_directory_path() / "attn_data_pipeline_bench";
   std::filesystem::remove_all(cache_dir);
-  ParallelCorpusOptions options{.source_file = argv[2], .target_file = argv[3], .cache_dir = cache_dir, .log = &std::cerr};
+  ParallelCorpusOptions options{
+      .source_file = argv[2], .target_file = argv[3], .cache_dir = cache_dir, .log = &std::cerr};
 
   const auto cold = ParallelCorpus::load(vocabulary, options);
   const auto warm = ParallelCorpus::load(vocabulary, options);
@@ -42,7 +43,8 @@ int main(int argc, char** argv) try {
   std::printf("corpus: %s\n", cold.report().summary().c_str());
   std::printf("load + tokenise (no cache): %.3f s, %.0f lines/s over both files\n", cold.report().seconds,
               lines / cold.report().seconds);
-  std::printf("load from cache:            %.3f s, %.0f lines/s\n", warm.report().seconds, lines / warm.report().seconds);
+  std::printf("load from cache:            %.3f s, %.0f lines/s\n", warm.report().seconds,
+              lines / warm.report().seconds);
 
   for (const auto budget : budgets) {
     Batcher batcher(warm, {.batch_tokens = budget, .seed = 1});

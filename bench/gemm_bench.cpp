@@ -19,9 +19,7 @@
 
 namespace {
 
-double seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 struct Shape {
   int m, n, k;
@@ -60,11 +58,11 @@ int main(int argc, char** argv) {
       const int a_cols = s.ta ? s.m : s.k, b_cols = s.tb ? s.k : s.n;
       std::vector<float> a(static_cast<std::size_t>(s.m) * s.k, 0.5f), b(static_cast<std::size_t>(s.k) * s.n, 0.25f),
           c(static_cast<std::size_t>(s.m) * s.n);
-      const auto desc = attn::cpu::matmul_desc(attn::Trans{s.ta}, attn::Trans{s.tb}, s.m, s.n, s.k, a_cols, b_cols,
-                                               s.n, 1.0f, 0.0f);
+      const auto desc =
+          attn::cpu::matmul_desc(attn::Trans{s.ta}, attn::Trans{s.tb}, s.m, s.n, s.k, a_cols, b_cols, s.n, 1.0f, 0.0f);
       const double sgemm = median_seconds([&] {
-        dnnl_sgemm(s.ta ? 'T' : 'N', s.tb ? 'T' : 'N', s.m, s.n, s.k, 1.0f, a.data(), a_cols, b.data(), b_cols,
-                   0.0f, c.data(), s.n);
+        dnnl_sgemm(s.ta ? 'T' : 'N', s.tb ? 'T' : 'N', s.m, s.n, s.k, 1.0f, a.data(), a_cols, b.data(), b_cols, 0.0f,
+                   c.data(), s.n);
       });
       const double matmul = median_seconds([&] { attn::cpu::run_matmul(desc, a.data(), b.data(), c.data()); });
       const double flop = 2.0 * s.m * s.n * s.k;
@@ -83,9 +81,10 @@ int main(int argc, char** argv) {
         });
         auto desc16 = desc;
         desc16.input = attn::cpu::MatmulInput::bf16;
-        const double in_place = median_seconds([&] { attn::cpu::run_matmul(desc16, a16.data(), b16.data(), c.data()); });
-        std::printf("  bf16 converting %4.0f, operands in bf16 %4.0f GFLOP/s, conversion %.2f ms", flop / converting / 1e9,
-                    flop / in_place / 1e9, convert * 1e3);
+        const double in_place =
+            median_seconds([&] { attn::cpu::run_matmul(desc16, a16.data(), b16.data(), c.data()); });
+        std::printf("  bf16 converting %4.0f, operands in bf16 %4.0f GFLOP/s, conversion %.2f ms",
+                    flop / converting / 1e9, flop / in_place / 1e9, convert * 1e3);
       }
       std::printf("\n");
     }
@@ -96,12 +95,10 @@ int main(int argc, char** argv) {
       const int m = 32, k = d;
       std::vector<float> x(static_cast<std::size_t>(m) * k, 0.5f), w(static_cast<std::size_t>(n) * k, 0.25f),
           y(static_cast<std::size_t>(m) * n);
-      const double direct = median_seconds([&] {
-        dnnl_sgemm('N', 'T', m, n, k, 1.0f, x.data(), k, w.data(), k, 0.0f, y.data(), n);
-      });
-      const double transposed = median_seconds([&] {
-        dnnl_sgemm('N', 'T', n, m, k, 1.0f, w.data(), k, x.data(), k, 0.0f, y.data(), m);
-      });
+      const double direct =
+          median_seconds([&] { dnnl_sgemm('N', 'T', m, n, k, 1.0f, x.data(), k, w.data(), k, 0.0f, y.data(), n); });
+      const double transposed =
+          median_seconds([&] { dnnl_sgemm('N', 'T', n, m, k, 1.0f, w.data(), k, x.data(), k, 0.0f, y.data(), m); });
       const double routed = median_seconds([&] {
         attn::cpu::gemm(attn::Trans::No, attn::Trans::Yes, m, n, k, 1.0f, x.data(), k, w.data(), k, 0.0f, y.data(), n);
       });
@@ -127,20 +124,26 @@ int main(int argc, char** argv) {
       const float* a = scores ? q.data() : probs.data();
       const float* b = scores ? k.data() : q.data();
       float* c = scores ? probs.data() : ctx.data();
-      const double small = median_seconds(
-          [&] { attn::cpu::small_gemm_batched(attn::Trans::No, tb, T, n, kk, 1.0f, a, false, lda, b, false, hd, 0.0f, c, ldc, batch); });
+      const double small = median_seconds([&] {
+        attn::cpu::small_gemm_batched(attn::Trans::No, tb, T, n, kk, 1.0f, a, false, lda, b, false, hd, 0.0f, c, ldc,
+                                      batch);
+      });
       const double matmul = median_seconds([&] { attn::cpu::run_matmul(desc, a, b, c); });
       // In bf16 as training runs it: Q, K, V kept in bf16, the probabilities float.
       std::vector<attn::Bf16> q16(q.size());
       attn::cpu::to_bf16(q.data(), static_cast<std::int64_t>(q.size()), q16.data());
       const bool a16 = scores;
       const double bf16 = median_seconds([&] {
-        attn::cpu::small_gemm_batched_bf16(attn::Trans::No, tb, T, n, kk, 1.0f, a16 ? static_cast<const void*>(q16.data()) : a,
-                                           a16, lda, q16.data(), true, hd, 0.0f, c, ldc, batch);
+        attn::cpu::small_gemm_batched_bf16(attn::Trans::No, tb, T, n, kk, 1.0f,
+                                           a16 ? static_cast<const void*>(q16.data()) : a, a16, lda, q16.data(), true,
+                                           hd, 0.0f, c, ldc, batch);
       });
       const double flop = 2.0 * B * H * T * T * dk;
-      std::printf("batched %s %dx%d blocks of %dx%dx%d  small-block %4.0f GFLOP/s  matmul %4.0f GFLOP/s  small-block bf16 %4.0f GFLOP/s\n",
-                  scores ? "NT" : "NN", B, H, desc.m, desc.n, desc.k, flop / small / 1e9, flop / matmul / 1e9, flop / bf16 / 1e9);
+      std::printf(
+          "batched %s %dx%d blocks of %dx%dx%d  small-block %4.0f GFLOP/s  matmul %4.0f GFLOP/s  small-block bf16 "
+          "%4.0f GFLOP/s\n",
+          scores ? "NT" : "NN", B, H, desc.m, desc.n, desc.k, flop / small / 1e9, flop / matmul / 1e9,
+          flop / bf16 / 1e9);
     }
   }
 }

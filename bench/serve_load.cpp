@@ -57,14 +57,22 @@ int main(int argc, char** argv) {
   Args a;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--attn") a.attn = v;
-    else if (k == "--model") a.model = v;
-    else if (k == "--input") a.input = v;
-    else if (k == "--sentences") a.sentences = std::stoi(v);
-    else if (k == "--clients") a.clients = std::stoi(v);
-    else if (k == "--beam") a.beam = std::stoi(v);
-    else if (k == "--max-seconds") a.max_seconds = std::stod(v);
-    else if (k == "--serve-arg") a.serve_args.push_back(v);
+    if (k == "--attn")
+      a.attn = v;
+    else if (k == "--model")
+      a.model = v;
+    else if (k == "--input")
+      a.input = v;
+    else if (k == "--sentences")
+      a.sentences = std::stoi(v);
+    else if (k == "--clients")
+      a.clients = std::stoi(v);
+    else if (k == "--beam")
+      a.beam = std::stoi(v);
+    else if (k == "--max-seconds")
+      a.max_seconds = std::stod(v);
+    else if (k == "--serve-arg")
+      a.serve_args.push_back(v);
     else {
       std::cerr << "serve_load: unknown option " << k << "\n";
       return 2;

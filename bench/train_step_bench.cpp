@@ -28,9 +28,11 @@ double step_gemm_flops(const attn::ModelConfig& c, int B, int S, int T) {
   const double rs = double(B) * S, rt = double(B) * T, d = c.d_model, ff = c.d_ff;
   const double hk = c.heads * c.d_k, hv = c.heads * c.d_v;
   double f = 0;
-  f += c.encoder_layers * (rs * d * (2 * hk + hv) + rs * hv * d + 2 * rs * d * ff + B * c.heads * (double(S) * S * (c.d_k + c.d_v)));
-  f += c.decoder_layers * (rt * d * (2 * hk + hv) + rt * hv * d + 2 * rt * d * ff + B * c.heads * (double(T) * T * (c.d_k + c.d_v)) +
-                           rt * d * hk + rs * d * (hk + hv) + rt * hv * d + B * c.heads * (double(T) * S * (c.d_k + c.d_v)));
+  f += c.encoder_layers *
+       (rs * d * (2 * hk + hv) + rs * hv * d + 2 * rs * d * ff + B * c.heads * (double(S) * S * (c.d_k + c.d_v)));
+  f += c.decoder_layers *
+       (rt * d * (2 * hk + hv) + rt * hv * d + 2 * rt * d * ff + B * c.heads * (double(T) * T * (c.d_k + c.d_v)) +
+        rt * d * hk + rs * d * (hk + hv) + rt * hv * d + B * c.heads * (double(T) * S * (c.d_k + c.d_v)));
   f += rt * d * c.vocab_size;
   return 2 * f * 3;  // multiply-adds → FLOPs; forward + backward (2×)
 }
@@ -42,9 +44,12 @@ int main(int argc, char** argv) {
   bool profile = false;
   attn::MatmulPrecision precision = attn::MatmulPrecision::fp32;
   for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--profile") profile = true;
-    else if (std::string(argv[i]) == "--precision" && i + 1 < argc) precision = attn::parse_matmul_precision(argv[++i]);
-    else presets.push_back(argv[i]);
+    if (std::string(argv[i]) == "--profile")
+      profile = true;
+    else if (std::string(argv[i]) == "--precision" && i + 1 < argc)
+      precision = attn::parse_matmul_precision(argv[++i]);
+    else
+      presets.push_back(argv[i]);
   }
   if (presets.empty()) presets = {"small", "base"};
   const int B = 128, S = 32, T = 32;
@@ -84,9 +89,11 @@ int main(int argc, char** argv) {
     }
     std::sort(times.begin(), times.end());
     const double secs = times[times.size() / 2];
-    std::printf("train_step %-6s precision=%s params=%.1fM batch=%dx(%d+%d) tokens/s=%.0f step_ms=%.1f gemm_GFLOP/s=%.0f peak_rss_MB=%.0f workspace_MB=%.0f fastest_step_ms=%.1f\n",
-                preset.c_str(), attn::to_string(precision).c_str(), model.parameter_count() / 1e6, B, S, T, B * T / secs, secs * 1e3, flops / secs / 1e9,
-                peak_rss_mb(), model.workspace_bytes() / 1048576.0, times.front() * 1e3);
+    std::printf(
+        "train_step %-6s precision=%s params=%.1fM batch=%dx(%d+%d) tokens/s=%.0f step_ms=%.1f gemm_GFLOP/s=%.0f "
+        "peak_rss_MB=%.0f workspace_MB=%.0f fastest_step_ms=%.1f\n",
+        preset.c_str(), attn::to_string(precision).c_str(), model.parameter_count() / 1e6, B, S, T, B * T / secs,
+        secs * 1e3, flops / secs / 1e9, peak_rss_mb(), model.workspace_bytes() / 1048576.0, times.front() * 1e3);
     if (profile) std::printf("%s", profiler.report().c_str());
     std::fflush(stdout);
   }

@@ -31,8 +31,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> presets;
   bool profile = false;  // --profile: time per kernel (adds a synchronisation per call)
   for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--profile") profile = true;
-    else presets.push_back(argv[i]);
+    if (std::string(argv[i]) == "--profile")
+      profile = true;
+    else
+      presets.push_back(argv[i]);
   }
   if (presets.empty()) presets = {"small", "base"};
   const int src_len = 32, out_len = 40;
@@ -60,11 +62,14 @@ int main(int argc, char** argv) {
         const auto t0 = std::chrono::steady_clock::now();
         long long tokens = 0;
         for (int r = 0; r < reps; ++r)
-          for (const auto& h : attn::beam_search(decoder, sources, opt)) tokens += static_cast<long long>(h[0].tokens.size()) + 1;
+          for (const auto& h : attn::beam_search(decoder, sources, opt))
+            tokens += static_cast<long long>(h[0].tokens.size()) + 1;
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::printf("translate %-6s beam=%d batch=%-2d src=%d out=%d sentences/s=%.1f target_tokens/s=%.0f latency_ms=%.1f peak_rss_MB=%.0f\n",
-                    preset.c_str(), beam, batch, src_len, out_len, reps * batch / secs, tokens / secs,
-                    secs / reps * 1e3, peak_rss_mb());
+        std::printf(
+            "translate %-6s beam=%d batch=%-2d src=%d out=%d sentences/s=%.1f target_tokens/s=%.0f latency_ms=%.1f "
+            "peak_rss_MB=%.0f\n",
+            preset.c_str(), beam, batch, src_len, out_len, reps * batch / secs, tokens / secs, secs / reps * 1e3,
+            peak_rss_mb());
         if (profile) std::printf("%s", profiler.report().c_str());
         std::fflush(stdout);
       }

@@ -83,7 +83,7 @@ inline std::string write_scratch_file(const std::string& name, std::string_view 
 }  // namespace attn::fuzz
 
 // A documented property of the code under test; a violation aborts, which libFuzzer reports.
-#define FUZZ_CHECK(condition, what) \
-  do {                              \
+#define FUZZ_CHECK(condition, what)                                                       \
+  do {                                                                                    \
     if (!(condition)) ::attn::fuzz::check_failed(#condition, __FILE__, __LINE__, (what)); \
   } while (0)

@@ -22,14 +22,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(text.find("  ") == std::string::npos, "a run of spaces in '" + text + "'");
   if (!attn::find_invalid_utf8(markup)) FUZZ_CHECK(!attn::find_invalid_utf8(text), "invalid UTF-8 in '" + text + "'");
   const std::size_t words = text.empty() ? 0 : 1 + static_cast<std::size_t>(std::count(text.begin(), text.end(), ' '));
-  FUZZ_CHECK(verse.word_strong_numbers.size() == words,
-             std::to_string(verse.word_strong_numbers.size()) + " lists of numbers for " + std::to_string(words) +
-                 " words of '" + text + "'");
+  FUZZ_CHECK(verse.word_strong_numbers.size() == words, std::to_string(verse.word_strong_numbers.size()) +
+                                                            " lists of numbers for " + std::to_string(words) +
+                                                            " words of '" + text + "'");
   for (const auto& numbers : verse.word_strong_numbers) {
     for (const auto& number : numbers) {
-      FUZZ_CHECK(std::find(verse.strong_numbers.begin(), verse.strong_numbers.end(), number) !=
-                     verse.strong_numbers.end(),
-                 "a word's number " + number + " is not among the verse's");
+      FUZZ_CHECK(
+          std::find(verse.strong_numbers.begin(), verse.strong_numbers.end(), number) != verse.strong_numbers.end(),
+          "a word's number " + number + " is not among the verse's");
     }
   }
   return 0;

@@ -65,9 +65,9 @@ void check_corpus(const ParallelCorpus& corpus, const std::vector<std::string>& 
     for (const auto& [ids, text] : sides) {
       FUZZ_CHECK(ids.size() + 1 <= max_tokens, "line " + std::to_string(line) + " over max_tokens");
       for (const std::int32_t id : ids) {
-        FUZZ_CHECK(id >= 0 && id < vocabulary().size() && id != attn::kPadId && id != attn::kBosId &&
-                       id != attn::kEosId,
-                   "id " + std::to_string(id) + " in line " + std::to_string(line));
+        FUZZ_CHECK(
+            id >= 0 && id < vocabulary().size() && id != attn::kPadId && id != attn::kBosId && id != attn::kEosId,
+            "id " + std::to_string(id) + " in line " + std::to_string(line));
       }
       if (text->find("\u2581") == std::string::npos) {
         FUZZ_CHECK(vocabulary().decode(ids) == *text, "line " + std::to_string(line) + " does not decode back");

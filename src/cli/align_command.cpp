@@ -96,9 +96,12 @@ std::string percent(double x) {
 }
 
 nlohmann::ordered_json score_json(const AlignmentScore& s) {
-  return {{"precision", 100 * s.precision()},     {"recall", 100 * s.recall()},
-          {"aer", 100 * s.aer()},                 {"predicted", s.predicted},
-          {"sure", s.sure},                       {"predicted_in_sure", s.predicted_in_sure},
+  return {{"precision", 100 * s.precision()},
+          {"recall", 100 * s.recall()},
+          {"aer", 100 * s.aer()},
+          {"predicted", s.predicted},
+          {"sure", s.sure},
+          {"predicted_in_sure", s.predicted_in_sure},
           {"predicted_in_possible", s.predicted_in_possible}};
 }
 
@@ -232,8 +235,8 @@ std::vector<Alignment> baseline_alignments(const AlignArgs& args) {
   std::vector<Alignment> alignments;
   if (args.baseline == "diagonal") {
     for (std::size_t k = 0; k < source.size(); ++k) {
-      alignments.push_back(inspect::diagonal_alignment(static_cast<int>(source[k].size()),
-                                                       static_cast<int>(target[k].size())));
+      alignments.push_back(
+          inspect::diagonal_alignment(static_cast<int>(source[k].size()), static_cast<int>(target[k].size())));
     }
     return alignments;
   }
@@ -257,8 +260,9 @@ std::vector<Alignment> baseline_alignments(const AlignArgs& args) {
 void check_arguments(const AlignArgs& args) {
   const int inputs = !args.model.empty() + !args.attention.empty() + !args.baseline.empty() + !args.alignments.empty();
   if (inputs != 1) {
-    throw Error("give exactly one of --model DIR, --attention FILE, --baseline diagonal|ibm1, or --gold GOLD "
-                "--alignment FILE...");
+    throw Error(
+        "give exactly one of --model DIR, --attention FILE, --baseline diagonal|ibm1, or --gold GOLD "
+        "--alignment FILE...");
   }
   if (!args.model.empty() && (args.source.empty() || args.target.empty()))
     throw Error("--model needs --source and --target (the sentence pairs to align)");
@@ -323,23 +327,24 @@ void run_align_command(const AlignArgs& args) {
 
 void add_align_command(CLI::App& app) {
   auto args = std::make_shared<AlignArgs>();
-  CLI::App* command = app.add_subcommand(
-      "align", "Word alignments from cross-attention or a baseline (Pharaoh i-j lines), and their precision, "
-               "recall and AER against a gold standard (docs/alignment.md).");
+  CLI::App* command =
+      app.add_subcommand("align",
+                         "Word alignments from cross-attention or a baseline (Pharaoh i-j lines), and their precision, "
+                         "recall and AER against a gold standard (docs/alignment.md).");
   command->add_option("-m,--model", args->model,
                       "A model folder: align the --source/--target pairs by its cross-attention (forced decoding)");
   command->add_option("--batch-sentences", args->batch_sentences, "--model: sentences per batch")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   command->add_option("--attention", args->attention, "Attention records (attn translate/score --attention)");
-  command->add_option("--layer", args->layer,
-                      "Cross-attention layer (default: the last)")
+  command->add_option("--layer", args->layer, "Cross-attention layer (default: the last)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--head", args->head, "A head number, or 'mean' for the mean of the layer's heads")
       ->capture_default_str();
-  command->add_option("--threshold", args->threshold,
-                      "0: link each target word to its argmax source word; > 0: to every source word whose "
-                      "attention is at least this")
+  command
+      ->add_option("--threshold", args->threshold,
+                   "0: link each target word to its argmax source word; > 0: to every source word whose "
+                   "attention is at least this")
       ->check(finite_in(0, 1))
       ->capture_default_str();
   command->add_option("--baseline", args->baseline, "A baseline instead of attention: diagonal or ibm1")

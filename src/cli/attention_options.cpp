@@ -17,8 +17,9 @@ void add_attention_options(CLI::App* command, AttentionArguments& args) {
   command->add_option("--attention", args.file,
                       "write each sentence's attention weights here, one JSON record per line "
                       "(docs/attention-format.md)");
-  command->add_option("--attention-kinds", args.kinds,
-                      "attentions to export: cross, decoder_self, encoder_self (comma-separated) or all")
+  command
+      ->add_option("--attention-kinds", args.kinds,
+                   "attentions to export: cross, decoder_self, encoder_self (comma-separated) or all")
       ->capture_default_str();
   command->add_option("--attention-layers", args.layers, "layers to export, e.g. 0,2 (from 0), or all")
       ->capture_default_str();

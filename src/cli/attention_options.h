@@ -12,10 +12,10 @@
 namespace attn::cli {
 
 struct AttentionArguments {
-  std::string file;            // --attention: JSON Lines output ("" = none)
-  std::string kinds = "cross"; // --attention-kinds
-  std::string layers = "all";  // --attention-layers
-  std::string heads = "all";   // --attention-heads
+  std::string file;             // --attention: JSON Lines output ("" = none)
+  std::string kinds = "cross";  // --attention-kinds
+  std::string layers = "all";   // --attention-layers
+  std::string heads = "all";    // --attention-heads
   AttentionSelection selection() const;
   bool given_without_file() const {  // a choice of kinds, layers or heads, but no file to write
     return file.empty() && (kinds != "cross" || layers != "all" || heads != "all");

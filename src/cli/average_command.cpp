@@ -36,7 +36,8 @@ void run(const AverageArguments& args) {
   const data::Vocabulary vocabulary = data::Vocabulary::load(vocab_path);
   Transformer model(first.model_config);
   model.set_parameters(average_weights(paths, first.model_config));
-  const std::filesystem::path out = args.out.empty() ? std::filesystem::path(args.run) / "average" : std::filesystem::path(args.out);
+  const std::filesystem::path out =
+      args.out.empty() ? std::filesystem::path(args.run) / "average" : std::filesystem::path(args.out);
   std::string names;
   for (const auto& p : paths) names += (names.empty() ? "" : ",") + p.filename().string();
   save_model_directory(out, model, vocabulary, {{"averaged", names}});
@@ -50,7 +51,9 @@ void add_average_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("average", "Average the weights of the last checkpoints into a model folder");
   sub->add_option("checkpoints", args->checkpoints, "checkpoint files (step-N.safetensors)");
   sub->add_option("--run", args->run, "a training run folder: average its newest checkpoints");
-  sub->add_option("--last", args->last, "how many of the run's newest checkpoints")->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--last", args->last, "how many of the run's newest checkpoints")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   sub->add_option("-o,--out", args->out, "model folder to write (default RUN/average)");
   sub->add_option("--vocabulary", args->vocabulary, "vocabulary (default: the one the run trained with)");
   sub->callback([args] { run(*args); });

@@ -89,10 +89,9 @@ void add_bleu_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "bleu", "Corpus BLEU and chrF of a translation, computed and printed as sacreBLEU " +
                   std::string(eval::kSacrebleuVersion) + " does (13a tokenizer, exp smoothing, chrF2).");
-  command->add_option("HYP", args->hypothesis_path, "The translation, one detokenized segment per line")
-      ->required();
-  command->add_option("REF", args->reference_paths,
-                      "One or more reference files, each with one segment per line of HYP")
+  command->add_option("HYP", args->hypothesis_path, "The translation, one detokenized segment per line")->required();
+  command
+      ->add_option("REF", args->reference_paths, "One or more reference files, each with one segment per line of HYP")
       ->required();
   command->add_flag("--lowercase,-l", args->lowercase, "Case-insensitive scores (Python's str.lower())");
   command->add_option("--metrics,-m", args->metrics, "Metrics to compute, comma-separated: bleu, chrf")

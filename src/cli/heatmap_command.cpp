@@ -68,7 +68,9 @@ int parse_number(const std::string& option, const std::string& value) {
   const bool digits = std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (value.empty() || value.size() > 6 || !digits)
     throw Error(option + ": '" + value + "' is not a number" +
-                (option == "--layer" ? " (or all, last)" : option == "--head" ? " (or mean, all)" : ""));
+                (option == "--layer"  ? " (or all, last)"
+                 : option == "--head" ? " (or mean, all)"
+                                      : ""));
   return std::stoi(value);
 }
 
@@ -118,9 +120,12 @@ std::vector<Picture> plan(const HeatmapCommandArgs& args, const std::vector<Atte
     for (int layer : resolve_layers(*r, kind, args.layer)) {
       const std::string base = prefix + std::to_string(layer);
       std::vector<int> heads;
-      if (head == "all") heads = inspect::heads_of(*r, kind, layer);
-      else if (head == "mean") heads = {kMeanHead};
-      else heads = {std::stoi(head)};
+      if (head == "all")
+        heads = inspect::heads_of(*r, kind, layer);
+      else if (head == "mean")
+        heads = {kMeanHead};
+      else
+        heads = {std::stoi(head)};
       if (heads.empty()) inspect::select_matrix(*r, kind, layer, kMeanHead);  // throws, naming the layers there are
       if (style == Style::grid) heads = inspect::heads_of(*r, kind, layer);
       int rows = 0;
@@ -130,9 +135,8 @@ std::vector<Picture> plan(const HeatmapCommandArgs& args, const std::vector<Atte
         rows = m.rows;
       }
       if (args.word >= rows)
-        throw Error("line " + std::to_string(r->line) + ": --word " + std::to_string(args.word) + ": the " +
-                    kind_name + " attention has " + std::to_string(rows) + " query tokens (0-" +
-                    std::to_string(rows - 1) + ")");
+        throw Error("line " + std::to_string(r->line) + ": --word " + std::to_string(args.word) + ": the " + kind_name +
+                    " attention has " + std::to_string(rows) + " query tokens (0-" + std::to_string(rows - 1) + ")");
       auto head_part = [&](int h) { return h == kMeanHead ? std::string("mean") : std::to_string(h); };
       if (style == Style::heatmap) {
         for (int h : heads) pictures.push_back({r, layer, {h}, base + ".head-" + head_part(h)});
@@ -205,8 +209,9 @@ void run_heatmap_command(const HeatmapCommandArgs& args) {
 void add_heatmap_command(CLI::App& app) {
   auto args = std::make_shared<HeatmapCommandArgs>();
   CLI::App* command = app.add_subcommand(
-      "heatmap", "Pictures (SVG, PNG) of the attention written by `attn translate --attention`: heatmaps, a grid "
-                 "of every head of a layer, or the paper's lines between query and key tokens.");
+      "heatmap",
+      "Pictures (SVG, PNG) of the attention written by `attn translate --attention`: heatmaps, a grid "
+      "of every head of a layer, or the paper's lines between query and key tokens.");
   command->add_option("--attention", args->attention_path, "Attention records (JSON Lines) to draw")->required();
   command->add_option("--out", args->out_dir, "Folder for the pictures (created if missing)")->required();
   command->add_option("--line", args->lines, "Draw the record of this input line (repeatable; default: every record)")
@@ -218,9 +223,10 @@ void add_heatmap_command(CLI::App& app) {
   command->add_option("--head", args->head,
                       "Head (from 0), mean (over the layer's heads) or all (default: mean for heatmap, all for lines; "
                       "not for grid)");
-  command->add_option("--style", args->style,
-                      "heatmap: one matrix a picture; grid: every head of a layer and their mean; lines: the paper's "
-                      "Figures 3-5, a line from each query token to each key token")
+  command
+      ->add_option("--style", args->style,
+                   "heatmap: one matrix a picture; grid: every head of a layer and their mean; lines: the paper's "
+                   "Figures 3-5, a line from each query token to each key token")
       ->check(CLI::IsMember({"heatmap", "grid", "lines"}))
       ->capture_default_str();
   command->add_option("--word", args->word, "lines only: draw only the attention of this query token (0-based)")

@@ -60,7 +60,8 @@ void run(const ReportArguments& args) {
 
 void add_report_command(CLI::App& app) {
   auto args = std::make_shared<ReportArguments>();
-  CLI::App* sub = app.add_subcommand("report", "Write a Markdown report (learning curve SVG, scores, samples) of a run");
+  CLI::App* sub =
+      app.add_subcommand("report", "Write a Markdown report (learning curve SVG, scores, samples) of a run");
   sub->add_option("--run", args->run, "folder to write report.md and learning_curve.svg into")->required();
   sub->add_option("--train-dir", args->train_dir, "the attn train run folder (default RUN/train)");
   sub->add_option("--title", args->title, "report title");
@@ -68,7 +69,9 @@ void add_report_command(CLI::App& app) {
   sub->add_option("--sample-source", args->sample_source, "source text for sample translations");
   sub->add_option("--sample-reference", args->sample_reference, "reference translations for the samples");
   sub->add_option("--sample", args->samples, "'SYSTEM=translations' (repeatable)");
-  sub->add_option("--sample-count", args->sample_count, "how many samples")->capture_default_str()->check(CLI::Range(0, 100000));
+  sub->add_option("--sample-count", args->sample_count, "how many samples")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100000));
   sub->add_option("--notes", args->notes, "a Markdown file appended to the report");
   sub->callback([args] { run(*args); });
 }

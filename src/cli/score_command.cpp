@@ -24,8 +24,9 @@ void run(const ScoreArguments& args) {
   const LoadedModel loaded = load_model_directory(args.model);
   const bool export_attention = !args.attention.file.empty();
   if (!export_attention && args.attention.given_without_file())
-    throw Error("--attention-kinds, --attention-layers and --attention-heads choose what --attention FILE writes: "
-                "give --attention FILE");
+    throw Error(
+        "--attention-kinds, --attention-layers and --attention-heads choose what --attention FILE writes: "
+        "give --attention FILE");
   const AttentionSelection selection = export_attention ? args.attention.selection() : AttentionSelection{};
   // The attention file is written whole or not at all.
   std::unique_ptr<AtomicFileWriter> attention;
@@ -43,9 +44,10 @@ void run(const ScoreArguments& args) {
     if (attention) attention->stream() << inspect::to_json_line(pairs.record(loaded, i)) << "\n";
   }
   if (attention) attention->commit();
-  std::fprintf(stderr, "corpus: %zu sentences, %lld target subword tokens (EOS included), log-prob %.2f, "
-               "cross-entropy %.4f nats/token, perplexity %.3f\n", pairs.results.size(),
-               static_cast<long long>(total_tokens), total_log_prob,
+  std::fprintf(stderr,
+               "corpus: %zu sentences, %lld target subword tokens (EOS included), log-prob %.2f, "
+               "cross-entropy %.4f nats/token, perplexity %.3f\n",
+               pairs.results.size(), static_cast<long long>(total_tokens), total_log_prob,
                -total_log_prob / std::max<std::int64_t>(total_tokens, 1),
                std::exp(-total_log_prob / std::max<std::int64_t>(total_tokens, 1)));
 }
@@ -54,12 +56,14 @@ void run(const ScoreArguments& args) {
 
 void add_score_command(CLI::App& app) {
   auto args = std::make_shared<ScoreArguments>();
-  CLI::App* sub = app.add_subcommand("score", "Score given translations: log-probability and perplexity (forced decoding)");
+  CLI::App* sub =
+      app.add_subcommand("score", "Score given translations: log-probability and perplexity (forced decoding)");
   sub->add_option("-m,--model", args->model, "model folder")->required();
   sub->add_option("-s,--source", args->source, "source text")->required();
   sub->add_option("-t,--target", args->target, "target text, line-aligned")->required();
   sub->add_option("--batch-sentences", args->batch_sentences, "sentences per batch")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   add_attention_options(sub, args->attention);
   sub->callback([args] { run(*args); });
 }

@@ -88,7 +88,8 @@ void run(ServeArguments& args) {
   if (!stopped_by_signal) pthread_kill(waiter.native_handle(), SIGTERM);  // wake the waiter: nobody else will
   waiter.join();
   service.drain();
-  if (!stopped_by_signal) throw Error("the HTTP server stopped listening on its own (" + o.host + ":" + std::to_string(port) + ")");
+  if (!stopped_by_signal)
+    throw Error("the HTTP server stopped listening on its own (" + o.host + ":" + std::to_string(port) + ")");
   std::cerr << "attn serve: stopped" << std::endl;
 }
 
@@ -97,37 +98,52 @@ void run(ServeArguments& args) {
 void add_serve_command(CLI::App& app) {
   auto args = std::make_shared<ServeArguments>();
   serve::ServeOptions& o = args->options;
-  CLI::App* sub = app.add_subcommand("serve", "HTTP translation service: LibreTranslate's API, attn's /v1 API, a web page");
+  CLI::App* sub =
+      app.add_subcommand("serve", "HTTP translation service: LibreTranslate's API, attn's /v1 API, a web page");
   sub->add_option("-m,--model", args->models, "SRC-TGT=DIR, e.g. en-es=runs/en-es/model (repeat for more models)")
       ->required();
   sub->add_option("--host", o.host, "address to listen on (0.0.0.0: every interface)")->capture_default_str();
   sub->add_option("--port", o.port, "port (0: any free port; the first line of output names it)")
-      ->capture_default_str()->check(CLI::Range(0, 65535));
-  sub->add_option("--api-key", args->api_key, "require this key on translation requests (api_key, or Authorization: Bearer)");
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
+  sub->add_option("--api-key", args->api_key,
+                  "require this key on translation requests (api_key, or Authorization: Bearer)");
   sub->add_option("--api-key-file", args->api_key_file, "require one of the keys in this file (one per line)");
   sub->add_option("--batch-tokens", o.batching.batch_tokens, "source tokens per batch, padding included")
-      ->capture_default_str()->check(CLI::Range(1, 1 << 24));
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 24));
   sub->add_option("--max-batch-sentences", o.batching.max_batch_sentences, "sentences per batch")
-      ->capture_default_str()->check(CLI::Range(1, 1 << 16));
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 16));
   sub->add_option("--batch-wait-ms", o.batching.wait_ms, "how long a sentence waits for others to batch with")
-      ->capture_default_str()->check(CLI::Range(0, 10000));
+      ->capture_default_str()
+      ->check(CLI::Range(0, 10000));
   sub->add_option("--max-body-bytes", o.limits.max_body_bytes, "largest request body (413 beyond)")
-      ->capture_default_str()->check(CLI::Range(std::size_t{64}, std::size_t{1} << 32));
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{64}, std::size_t{1} << 32));
   sub->add_option("--max-texts", o.limits.max_texts, "texts per request (400 beyond)")
-      ->capture_default_str()->check(CLI::Range(1, 1 << 20));
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
   sub->add_option("--max-chars", o.limits.max_chars, "characters per request, all texts together (400 beyond)")
-      ->capture_default_str()->check(CLI::Range(1, 1 << 30));
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 30));
   sub->add_option("--max-queue", o.limits.max_queue, "sentences waiting to be translated (429 beyond)")
-      ->capture_default_str()->check(CLI::Range(1, 1 << 24));
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 24));
   sub->add_option("--timeout", o.limits.timeout_seconds, "seconds a request may wait and run (503 beyond)")
-      ->capture_default_str()->check(finite_in(0.001, 86400));
+      ->capture_default_str()
+      ->check(finite_in(0.001, 86400));
   sub->add_option("--read-timeout", o.limits.read_timeout_seconds, "seconds a silent connection is kept")
-      ->capture_default_str()->check(CLI::Range(1, 3600));
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600));
   sub->add_option("--http-threads", o.http_threads, "connections served at once")
-      ->capture_default_str()->check(CLI::Range(1, 4096));
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
   sub->add_option("--threads", o.threads, "CPU threads for the matrix products (0: all cores)")
-      ->capture_default_str()->check(CLI::Range(0, 1024));
-  sub->add_option("--page", o.page_file, "serve this HTML file at / instead of the built-in page (to work on the page)");
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1024));
+  sub->add_option("--page", o.page_file,
+                  "serve this HTML file at / instead of the built-in page (to work on the page)");
   sub->callback([args] { run(*args); });
 }
 

@@ -88,8 +88,8 @@ void plan(Table3Arguments a) {
     // would not be comparable with new ones otherwise.
     const nlohmann::json before = read_json_file(plan_file.string(), "the Table 3 plan");
     if (before != settings)
-      throw Error(plan_file.string() + ": this study was planned with other settings (" + before.dump() +
-                  "; now " + settings.dump() + "): use another --run folder, or the same settings");
+      throw Error(plan_file.string() + ": this study was planned with other settings (" + before.dump() + "; now " +
+                  settings.dump() + "): use another --run folder, or the same settings");
   } else {
     fs::create_directories(run);
     write_file_atomic(plan_file, settings.dump(1) + "\n");
@@ -133,11 +133,13 @@ void report(Table3Arguments a) {
 
 void add_table3_command(CLI::App& app) {
   auto args = std::make_shared<Table3Arguments>();
-  CLI::App* sub = app.add_subcommand("table3", "The paper's Table 3 at small scale: plan the runs, report their results "
-                                               "(scripts/table3 runs everything)");
+  CLI::App* sub = app.add_subcommand("table3",
+                                     "The paper's Table 3 at small scale: plan the runs, report their results "
+                                     "(scripts/table3 runs everything)");
   sub->require_subcommand(1);
-  CLI::App* p = sub->add_subcommand("plan", "write RUN/plan.json and each run's RUN/runs/NAME/options.json; print the "
-                                            "run names, one per line");
+  CLI::App* p = sub->add_subcommand("plan",
+                                    "write RUN/plan.json and each run's RUN/runs/NAME/options.json; print the "
+                                    "run names, one per line");
   p->add_option("--run", args->run, "the study's folder")->required();
   p->add_option("--vocabulary", args->vocabulary, "the SentencePiece model the runs train with")->required();
   p->add_option("--rows", args->rows, "rows to run, comma-separated (default: every row but big)");
@@ -167,7 +169,8 @@ void add_table3_command(CLI::App& app) {
       ->capture_default_str()
       ->check(finite_in(1, 64));
   p->callback([args] { plan(*args); });
-  CLI::App* r = sub->add_subcommand("report", "write RUN/report.md and RUN/group-{A..E}.{svg,png} from the finished runs");
+  CLI::App* r =
+      sub->add_subcommand("report", "write RUN/report.md and RUN/group-{A..E}.{svg,png} from the finished runs");
   r->add_option("--run", args->run, "the study's folder")->required();
   r->add_option("--setup", args->setup, "a Markdown file describing the data and the machine, placed after the title");
   r->callback([args] { report(*args); });

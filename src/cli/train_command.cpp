@@ -30,7 +30,8 @@ struct TrainArguments {
 
 // A flag's text as the JSON value of its field: numbers parsed, strings kept.
 nlohmann::json flag_value(const OptionField& f, const std::string& text) {
-  if (std::holds_alternative<std::string*>(f.target) || std::holds_alternative<PositionEncoding*>(f.target)) return text;
+  if (std::holds_alternative<std::string*>(f.target) || std::holds_alternative<PositionEncoding*>(f.target))
+    return text;
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception&) {  // parse_error, or out_of_range for a number like 1e999

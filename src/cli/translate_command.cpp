@@ -28,7 +28,7 @@ struct TranslateArguments {
   int chunk_lines = 10000;
   bool quiet = false;
   AttentionArguments attention;
-  bool alignment = false;                // append " ||| i-j ..." (Marian's --alignment)
+  bool alignment = false;  // append " ||| i-j ..." (Marian's --alignment)
   inspect::AlignmentOptions align;
   std::string align_head = "mean";
 };
@@ -41,7 +41,8 @@ bool read_chunk(std::istream& in, const std::string& name, std::size_t& line_num
   while (lines.size() < max_lines && std::getline(in, line)) {
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (auto bad = find_invalid_utf8(line)) throw_at(name, line_number, "invalid UTF-8 at byte " + std::to_string(*bad + 1));
+    if (auto bad = find_invalid_utf8(line))
+      throw_at(name, line_number, "invalid UTF-8 at byte " + std::to_string(*bad + 1));
     lines.push_back(std::move(line));
   }
   return !lines.empty();
@@ -54,8 +55,9 @@ void run(const TranslateArguments& args) {
   const ModelConfig& config = loaded.model->config();
   const bool export_attention = !args.attention.file.empty();
   if (!export_attention && args.attention.given_without_file())
-    throw Error("--attention-kinds, --attention-layers and --attention-heads choose what --attention FILE writes: "
-                "give --attention FILE");
+    throw Error(
+        "--attention-kinds, --attention-layers and --attention-heads choose what --attention FILE writes: "
+        "give --attention FILE");
   if (export_attention) options.attention = args.attention.selection();
   inspect::AlignmentOptions align = args.align;
   if (args.alignment) {
@@ -94,13 +96,14 @@ void run(const TranslateArguments& args) {
       std::string links;
       if (options.export_attention) {
         const Hypothesis* best = t.n_best.empty() ? nullptr : &t.n_best.front();
-        const inspect::AttentionRecord record = make_attention_record(
-            *loaded.vocabulary, static_cast<std::int64_t>(first + i), lines[i], t.text, t.source_ids,
-            best ? best->tokens : std::vector<std::int32_t>{}, best ? best->log_prob : 0.0, best ? best->score : 0.0,
-            t.attention);
+        const inspect::AttentionRecord record =
+            make_attention_record(*loaded.vocabulary, static_cast<std::int64_t>(first + i), lines[i], t.text,
+                                  t.source_ids, best ? best->tokens : std::vector<std::int32_t>{},
+                                  best ? best->log_prob : 0.0, best ? best->score : 0.0, t.attention);
         // An empty line has no translation and no attention: its record has none either.
         if (attention) attention->stream() << inspect::to_json_line(record) << "\n";
-        if (args.alignment) links = " ||| " + (best ? inspect::format_pharaoh(inspect::align_record(record, align)) : "");
+        if (args.alignment)
+          links = " ||| " + (best ? inspect::format_pharaoh(inspect::align_record(record, align)) : "");
       }
       if (n_best <= 1) {
         out << t.text << links << "\n";
@@ -143,30 +146,42 @@ void add_translate_command(CLI::App& app) {
   SearchOptions& s = args->options.search;
   sub->add_option("-b,--beam", s.beam_size, "beam size (1: greedy)")->capture_default_str()->check(CLI::Range(1, 1000));
   sub->add_option("--alpha", s.length_penalty, "length penalty alpha: score = log P / ((5 + |Y|) / 6)^alpha")
-      ->capture_default_str()->check(finite_in(0, 10));
+      ->capture_default_str()
+      ->check(finite_in(0, 10));
   sub->add_option("--n-best", s.n_best, "hypotheses per sentence (Moses n-best format when > 1)")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   sub->add_option("--max-length-a", s.max_length_a, "maximum output tokens = a * source tokens + b")
-      ->capture_default_str()->check(finite_in(0, 1000));
-  sub->add_option("--max-length-b", s.max_length_b, "see --max-length-a")->capture_default_str()->check(CLI::Range(0, 1 << 20));
+      ->capture_default_str()
+      ->check(finite_in(0, 1000));
+  sub->add_option("--max-length-b", s.max_length_b, "see --max-length-a")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 20));
   sub->add_option("--batch-tokens", args->options.batch_tokens, "source tokens per batch")
-      ->capture_default_str()->check(CLI::Range(1, 1 << 24));
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 24));
   sub->add_option("--max-batch-sentences", args->options.max_batch_sentences, "sentences per batch")
-      ->capture_default_str()->check(CLI::Range(1, 1 << 16));
-  sub->add_option("--max-input-tokens", args->options.max_input_tokens,
-                  "crop longer inputs (0: the model's maximum)")->capture_default_str()->check(CLI::Range(0, 1 << 24));
-  sub->add_option("--threads", args->threads, "CPU threads (0: all cores)")->capture_default_str()->check(CLI::Range(0, 1024));
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 16));
+  sub->add_option("--max-input-tokens", args->options.max_input_tokens, "crop longer inputs (0: the model's maximum)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1 << 24));
+  sub->add_option("--threads", args->threads, "CPU threads (0: all cores)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1024));
   sub->add_flag("-q,--quiet", args->quiet, "no throughput line on stderr");
   add_attention_options(sub, args->attention);
   sub->add_flag("--alignment", args->alignment,
                 "append ' ||| ' and the word alignment of the best translation (Pharaoh i-j, source word first) "
                 "to each output line, from cross-attention (docs/alignment.md)");
-  sub->add_option("--alignment-layer", args->align.layer,
-                  "cross-attention layer for --alignment (default: the last)")->check(CLI::NonNegativeNumber);
+  sub->add_option("--alignment-layer", args->align.layer, "cross-attention layer for --alignment (default: the last)")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--alignment-head", args->align_head, "a head for --alignment, or mean")->capture_default_str();
   sub->add_option("--alignment-threshold", args->align.threshold,
                   "0: each target word links to its most attended source word; > 0: to every source word with at "
-                  "least this weight")->capture_default_str()->check(finite_in(0, 1));
+                  "least this weight")
+      ->capture_default_str()
+      ->check(finite_in(0, 1));
   sub->callback([args] {
     if (args->options.search.max_length_a == 0 && args->options.search.max_length_b == 0)
       throw Error("--max-length-a 0 and --max-length-b 0 allow no output token: give a or b > 0");

@@ -37,9 +37,9 @@ void print_training_report(const data::VocabularyTrainingReport& report) {
             << " bos=" << data::kBosId << " eos=" << data::kEosId << ", 256 byte-fallback pieces)\n"
             << "  wrote " << report.model_file.string() << " and " << report.vocab_file.string() << "\n";
   for (const auto& input : report.inputs) {
-    std::cout << "  " << input.file.string() << ": " << input.sentences << " sentences, "
-              << input.pieces_per_sentence() << " pieces per sentence, byte-fallback pieces "
-              << std::setprecision(4) << 100.0 * input.byte_piece_fraction() << std::setprecision(2) << "%\n";
+    std::cout << "  " << input.file.string() << ": " << input.sentences << " sentences, " << input.pieces_per_sentence()
+              << " pieces per sentence, byte-fallback pieces " << std::setprecision(4)
+              << 100.0 * input.byte_piece_fraction() << std::setprecision(2) << "%\n";
   }
   std::cout << "  training " << report.training_seconds << " s, statistics " << report.statistics_seconds << " s\n";
 }
@@ -139,11 +139,11 @@ void add_vocab_command(CLI::App& app) {
   });
 
   auto codec_args = std::make_shared<CodecArguments>();
-  auto* encode = vocab->add_subcommand("encode", "Encode stdin lines into token ids (space-separated), one line per line");
+  auto* encode =
+      vocab->add_subcommand("encode", "Encode stdin lines into token ids (space-separated), one line per line");
   auto* decode = vocab->add_subcommand("decode", "Decode lines of token ids (space-separated) from stdin into text");
   for (auto* codec : {encode, decode}) {
-    codec->add_option("--model", codec_args->model, "Vocabulary model file (PREFIX.model)")
-        ->required();
+    codec->add_option("--model", codec_args->model, "Vocabulary model file (PREFIX.model)")->required();
     codec->add_flag("--pieces", codec_args->pieces, "Pieces instead of ids");
   }
   encode->callback([codec_args] { encode_stdin(*codec_args); });

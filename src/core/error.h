@@ -18,8 +18,8 @@ class Error : public std::runtime_error {
 [[noreturn]] void throw_in(const std::string& path, const std::string& problem);
 
 // Checks an internal invariant that a caller could break with bad arguments.
-#define ATTN_CHECK(cond, msg)                                   \
-  do {                                                          \
+#define ATTN_CHECK(cond, msg)                                                         \
+  do {                                                                                \
     if (!(cond)) throw ::attn::Error(std::string("internal check failed: ") + (msg)); \
   } while (0)
 

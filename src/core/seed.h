@@ -13,8 +13,6 @@ constexpr std::uint64_t mix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-constexpr std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t salt) {
-  return mix64(seed ^ mix64(salt));
-}
+constexpr std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t salt) { return mix64(seed ^ mix64(salt)); }
 
 }  // namespace attn

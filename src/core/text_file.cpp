@@ -17,8 +17,7 @@ std::vector<std::string> read_text_lines(const std::filesystem::path& path) {
   while (std::getline(in, line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (auto bad = find_invalid_utf8(line)) {
-      throw_at(path.string(), lines.size() + 1,
-               "invalid UTF-8 at byte " + std::to_string(*bad + 1) + " of the line");
+      throw_at(path.string(), lines.size() + 1, "invalid UTF-8 at byte " + std::to_string(*bad + 1) + " of the line");
     }
     lines.push_back(std::move(line));
   }

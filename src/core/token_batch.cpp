@@ -46,8 +46,9 @@ PaddedBatch pad_batch(std::span<const std::vector<std::int32_t>> sources,
                       std::span<const std::vector<std::int32_t>> targets) {
   ATTN_CHECK(sources.size() == targets.size(), "pad_batch: as many targets as sources");
   PaddedBatch b;
-  b.assign(static_cast<int>(sources.size()), [&](int i) { return std::span<const std::int32_t>(sources[i]); },
-           [&](int i) { return std::span<const std::int32_t>(targets[i]); });
+  b.assign(
+      static_cast<int>(sources.size()), [&](int i) { return std::span<const std::int32_t>(sources[i]); },
+      [&](int i) { return std::span<const std::int32_t>(targets[i]); });
   return b;
 }
 

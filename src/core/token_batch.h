@@ -18,9 +18,9 @@ namespace attn {
 
 // The model's view of a batch: pointers into host memory laid out as above.
 struct TokenBatch {
-  int batch = 0;    // sentences
-  int src_len = 0;  // S: padded source width
-  int tgt_len = 0;  // T: padded target width
+  int batch = 0;                              // sentences
+  int src_len = 0;                            // S: padded source width
+  int tgt_len = 0;                            // T: padded target width
   const std::int32_t* src = nullptr;          // [batch, S]
   const std::int32_t* src_lengths = nullptr;  // [batch]
   const std::int32_t* tgt_in = nullptr;       // [batch, T]

@@ -64,8 +64,8 @@ Batcher::Batcher(const ParallelCorpus& corpus, BatchingOptions options) : corpus
     const std::size_t cost = std::max(source_cost(pair), target_cost(pair));
     if (cost > options_.batch_tokens) {
       throw Error("batch_tokens " + std::to_string(options_.batch_tokens) + " cannot hold line " +
-                  std::to_string(corpus_.line_number(pair)) + " of " + corpus_.options().source_file.string() +
-                  " / " + corpus_.options().target_file.string() + " (" + std::to_string(cost) +
+                  std::to_string(corpus_.line_number(pair)) + " of " + corpus_.options().source_file.string() + " / " +
+                  corpus_.options().target_file.string() + " (" + std::to_string(cost) +
                   " tokens): raise batch_tokens or lower the corpus's max_tokens");
     }
   }
@@ -78,8 +78,8 @@ EpochBatches Batcher::epoch(std::uint64_t epoch) const {
   for (std::uint32_t pair = 0; pair < entries.size(); ++pair) {
     const auto source = static_cast<std::uint32_t>(source_cost(pair));
     const auto target = static_cast<std::uint32_t>(target_cost(pair));
-    entries[pair] = {std::max(source, target), target > source ? 1u : 0u, std::min(source, target),
-                     tie_breaks.next(), pair};
+    entries[pair] = {std::max(source, target), target > source ? 1u : 0u, std::min(source, target), tie_breaks.next(),
+                     pair};
   }
   std::sort(entries.begin(), entries.end(), [](const SortEntry& a, const SortEntry& b) { return a.key() < b.key(); });
 

@@ -38,7 +38,7 @@ class EpochBatches {
 
  private:
   friend class Batcher;
-  std::vector<std::uint32_t> pairs_;                              // grouped by batch
+  std::vector<std::uint32_t> pairs_;                             // grouped by batch
   std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges_;  // [begin, end) in pairs_, training order
 };
 

@@ -84,8 +84,8 @@ BibleAlignment align_with_pivot(const ModuleVerses& pivot, const ModuleVerses& o
   BibleAlignment alignment;
   alignment.pivot = pivot.bible.abbreviation;
   alignment.other = other.bible.abbreviation;
-  alignment.features = pivot.bible.language == other.bible.language ? VerseFeatureKind::words
-                                                                     : VerseFeatureKind::strong_numbers;
+  alignment.features =
+      pivot.bible.language == other.bible.language ? VerseFeatureKind::words : VerseFeatureKind::strong_numbers;
   std::vector<AlignedVerse> verses;
   for (std::size_t i = 0; i < pivot.bible.verses.size(); ++i) {
     const OsisVerse& mine = pivot.parsed[i];
@@ -172,8 +172,8 @@ BibleCorpus build_bible_corpus(const SwordLibrary& library, const std::vector<Bi
   for (std::size_t m = 0; m < modules.size(); ++m) {
     const SwordBible& bible = modules[m].bible;
     BibleModuleStatistics statistics{choices[m], bible.abbreviation, bible.language, bible.versification};
-    statistics.verses = static_cast<std::size_t>(std::count_if(
-        modules[m].parsed.begin(), modules[m].parsed.end(), [](const OsisVerse& v) { return !v.text.empty(); }));
+    statistics.verses = static_cast<std::size_t>(std::count_if(modules[m].parsed.begin(), modules[m].parsed.end(),
+                                                               [](const OsisVerse& v) { return !v.text.empty(); }));
     corpus.modules.push_back(std::move(statistics));
   }
   for (std::size_t m = 1; m < modules.size(); ++m) corpus.alignments.push_back(align_with_pivot(pivot, modules[m]));

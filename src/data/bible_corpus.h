@@ -40,12 +40,12 @@ BibleModuleChoice parse_bible_module_choice(std::string_view text);
 
 struct BibleModuleStatistics {
   BibleModuleChoice choice;
-  std::string abbreviation;   // "KJV"
-  std::string language;       // "en"
-  std::string versification;  // "KJV"
-  std::size_t verses = 0;     // verses with text in the module, in its own versification
-  std::size_t missing = 0;    // pivot ids the module's versification does not have
-  std::size_t empty = 0;      // pivot ids the module has without text
+  std::string abbreviation;         // "KJV"
+  std::string language;             // "en"
+  std::string versification;        // "KJV"
+  std::size_t verses = 0;           // verses with text in the module, in its own versification
+  std::size_t missing = 0;          // pivot ids the module's versification does not have
+  std::size_t empty = 0;            // pivot ids the module has without text
   std::size_t kept_words = 0;       // in the written corpus, all splits
   std::size_t kept_characters = 0;  // Unicode code points, spaces included, line ends not
 };
@@ -55,7 +55,7 @@ struct BibleAlignment {
   std::string pivot;  // abbreviations, "KJV" and "RV1909"
   std::string other;
   VerseFeatureKind features = VerseFeatureKind::strong_numbers;
-  std::vector<std::string> osis_ids;      // the verses both modules have text for
+  std::vector<std::string> osis_ids;  // the verses both modules have text for
   std::vector<VerseJudgement> judgements;
 };
 
@@ -80,9 +80,9 @@ struct BibleGoldPair {
 
 struct BibleCorpus {
   std::vector<BibleModuleStatistics> modules;
-  std::size_t pivot_verses = 0;  // ids of the pivot's versification
-  std::size_t joined = 0;        // ids every module has text for
-  std::size_t skipped = 0;       // ids some module lacks or has empty
+  std::size_t pivot_verses = 0;            // ids of the pivot's versification
+  std::size_t joined = 0;                  // ids every module has text for
+  std::size_t skipped = 0;                 // ids some module lacks or has empty
   std::vector<BibleAlignment> alignments;  // one per module after the pivot
   std::vector<BibleDropCount> dropped;     // by reason: a verse counts for the first reason found
   std::vector<BibleVerse> verses;          // kept, in the pivot's canonical order

@@ -44,9 +44,9 @@ void describe_gold(const BibleCorpus& corpus, std::ostringstream& out) {
       target_tagged += verse.gold.tagged_target.size();
     }
     out << "  " << split_name(split) << ": " << linked << " of " << verses << " verses with links, " << sure
-        << " sure and " << links << " possible links (" << links - sure << " possible only), words tagged: "
-        << source << " " << percent(source_tagged, source_words) << ", " << target << " "
-        << percent(target_tagged, target_words) << "\n";
+        << " sure and " << links << " possible links (" << links - sure << " possible only), words tagged: " << source
+        << " " << percent(source_tagged, source_words) << ", " << target << " " << percent(target_tagged, target_words)
+        << "\n";
   }
 }
 
@@ -93,9 +93,9 @@ void write_alignment_scores(const BibleCorpus& corpus, const std::filesystem::pa
     for (std::size_t i = 0; i < alignment.osis_ids.size(); ++i) {
       const VerseJudgement& j = alignment.judgements[i];
       out << alignment.osis_ids[i] << '\t' << pair << '\t' << j.pivot_features << '\t' << j.other_features << '\t'
-          << (j.judged_by_features ? "yes" : "no") << '\t'
-          << fixed(j.similarity, 3) << '\t' << fixed(j.neighbour_similarity, 3) << '\t'
-          << fixed(j.relative_length_ratio, 3) << '\t' << misalignment_name(j.verdict) << '\n';
+          << (j.judged_by_features ? "yes" : "no") << '\t' << fixed(j.similarity, 3) << '\t'
+          << fixed(j.neighbour_similarity, 3) << '\t' << fixed(j.relative_length_ratio, 3) << '\t'
+          << misalignment_name(j.verdict) << '\n';
     }
   }
   write_file_atomic(path, out.str());

@@ -18,17 +18,23 @@ std::uint32_t split_hash(std::string_view osis_id) {
 
 CorpusSplit split_of_verse(std::string_view osis_id) {
   switch (split_hash(osis_id) % 30) {
-    case 0: return CorpusSplit::test;
-    case 1: return CorpusSplit::dev;
-    default: return CorpusSplit::train;
+    case 0:
+      return CorpusSplit::test;
+    case 1:
+      return CorpusSplit::dev;
+    default:
+      return CorpusSplit::train;
   }
 }
 
 std::string_view split_name(CorpusSplit split) {
   switch (split) {
-    case CorpusSplit::train: return "train";
-    case CorpusSplit::dev: return "dev";
-    case CorpusSplit::test: return "test";
+    case CorpusSplit::train:
+      return "train";
+    case CorpusSplit::dev:
+      return "dev";
+    case CorpusSplit::test:
+      return "test";
   }
   return "train";
 }

@@ -21,17 +21,17 @@ constexpr std::array kInlineElements = {"w"sv,       "transChange"sv, "divineNam
 
 // Divisions that are not scripture: front and back matter a module may hang onto a verse.
 constexpr std::array kNonScriptureDivisions = {
-    "introduction"sv, "glossary"sv, "front"sv, "back"sv,       "preface"sv,         "colophon"sv, "titlePage"sv,
-    "coverPage"sv,    "index"sv,    "appendix"sv, "bibliography"sv, "acknowledgement"sv, "dedication"sv,
-    "publicationData"sv};
+    "introduction"sv, "glossary"sv,        "front"sv,      "back"sv,           "preface"sv,
+    "colophon"sv,     "titlePage"sv,       "coverPage"sv,  "index"sv,          "appendix"sv,
+    "bibliography"sv, "acknowledgement"sv, "dedication"sv, "publicationData"sv};
 
 // Spanish object pronouns that RV1909 adds to the preceding verb as a separate <transChange>
 // ("sáca<transChange>lo</transChange>" is "sácalo").
-constexpr std::array kEncliticPronouns = {"lo"sv,  "la"sv, "le"sv, "los"sv, "las"sv, "les"sv,
-                                          "me"sv,  "te"sv, "se"sv, "nos"sv, "os"sv};
+constexpr std::array kEncliticPronouns = {"lo"sv, "la"sv, "le"sv, "los"sv, "las"sv, "les"sv,
+                                          "me"sv, "te"sv, "se"sv, "nos"sv, "os"sv};
 
 // Words that are not verbs: a pronoun after them stands on its own ("no lo hizo", "como lo dijo").
-constexpr std::array kNonVerbsBeforePronouns = {"no"sv, "ni"sv, "y"sv,     "e"sv,     "que"sv,
+constexpr std::array kNonVerbsBeforePronouns = {"no"sv,   "ni"sv, "y"sv,     "e"sv,     "que"sv,
                                                 "como"sv, "os"sv, "ellos"sv, "cuánto"sv};
 
 template <std::size_t N>
@@ -84,10 +84,14 @@ std::optional<char32_t> entity_value(std::string_view entity) {
   std::uint32_t value = 0;
   for (char d : digits) {
     int v;
-    if (d >= '0' && d <= '9') v = d - '0';
-    else if (hex && d >= 'a' && d <= 'f') v = d - 'a' + 10;
-    else if (hex && d >= 'A' && d <= 'F') v = d - 'A' + 10;
-    else return std::nullopt;
+    if (d >= '0' && d <= '9')
+      v = d - '0';
+    else if (hex && d >= 'a' && d <= 'f')
+      v = d - 'a' + 10;
+    else if (hex && d >= 'A' && d <= 'F')
+      v = d - 'A' + 10;
+    else
+      return std::nullopt;
     value = value * (hex ? 16 : 10) + static_cast<std::uint32_t>(v);
   }
   if (value == 0 || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF)) return std::nullopt;

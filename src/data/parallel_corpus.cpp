@@ -59,7 +59,8 @@ TokenizedPairs tokenize_pairs(const Vocabulary& vocabulary, const ParallelCorpus
   TokenizedPairs pairs{tokenize(vocabulary, source_lines), tokenize(vocabulary, target_lines)};
   try {
     write_token_cache(cache_file, key, pairs);
-    if (options.log) *options.log << "token cache " << cache_file.string() << " was " << lookup.why_not << "; rebuilt\n";
+    if (options.log)
+      *options.log << "token cache " << cache_file.string() << " was " << lookup.why_not << "; rebuilt\n";
   } catch (const std::exception& e) {  // a cache that cannot be written only costs time
     if (options.log) *options.log << "warning: token cache not written: " << e.what() << "\n";
   }
@@ -91,8 +92,8 @@ class DropWarnings {
 std::string ParallelCorpusReport::summary() const {
   return std::to_string(lines) + " lines: kept " + std::to_string(kept) + " pairs (" + std::to_string(source_tokens) +
          " + " + std::to_string(target_tokens) + " tokens), dropped " + std::to_string(dropped_blank) +
-         " with a blank line, " + std::to_string(dropped_too_long) + " over " + std::to_string(max_tokens) +
-         " tokens" + (from_cache ? "; tokens from the cache" : "");
+         " with a blank line, " + std::to_string(dropped_too_long) + " over " + std::to_string(max_tokens) + " tokens" +
+         (from_cache ? "; tokens from the cache" : "");
 }
 
 ParallelCorpus ParallelCorpus::load(const Vocabulary& vocabulary, const ParallelCorpusOptions& options) {
@@ -130,8 +131,8 @@ ParallelCorpus ParallelCorpus::load(const Vocabulary& vocabulary, const Parallel
       const bool source_over = source_needs > options.max_tokens;
       too_long.add(source_over ? options.source_file : options.target_file, line_number,
                    std::to_string(source_over ? source_needs : target_needs) + " tokens with " +
-                       (source_over ? "EOS" : "BOS/EOS") + ", over the limit of " +
-                       std::to_string(options.max_tokens) + "; pair dropped");
+                       (source_over ? "EOS" : "BOS/EOS") + ", over the limit of " + std::to_string(options.max_tokens) +
+                       "; pair dropped");
       continue;
     }
     corpus.source_.append(all.source.line(i));

@@ -38,9 +38,9 @@ struct WordLink {
 };
 
 struct StrongsAlignment {
-  std::vector<WordLink> links;               // sorted by (source, target), each pair once
-  std::vector<std::size_t> tagged_source;    // ascending
-  std::vector<std::size_t> tagged_target;    // ascending
+  std::vector<WordLink> links;             // sorted by (source, target), each pair once
+  std::vector<std::size_t> tagged_source;  // ascending
+  std::vector<std::size_t> tagged_target;  // ascending
 
   std::size_t sure_count() const;
 };

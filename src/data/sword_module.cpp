@@ -18,7 +18,8 @@ std::string config_entry(const sword::SWModule& module, const char* key, std::st
   std::string message = "SWORD module " + module_name + " is not installed (looked in " + location + ")";
   const std::string_view package = debian_package_of_module(module_name);
   if (!package.empty()) {
-    message += "; install the Debian package " + std::string(package) + " (apt-get install " + std::string(package) + ")";
+    message +=
+        "; install the Debian package " + std::string(package) + " (apt-get install " + std::string(package) + ")";
   } else {
     message += "; install the Debian package that provides it (apt-cache search sword-text) or pass --sword-path";
   }
@@ -42,8 +43,9 @@ SwordLibrary::SwordLibrary(const std::filesystem::path& sword_path)
 SwordLibrary::~SwordLibrary() = default;
 
 std::string SwordLibrary::location() const {
-  return manager_->prefixPath && *manager_->prefixPath ? std::string(manager_->prefixPath)
-                                                       : std::string("the SWORD search path (SWORD_PATH, /usr/share/sword, ~/.sword)");
+  return manager_->prefixPath && *manager_->prefixPath
+             ? std::string(manager_->prefixPath)
+             : std::string("the SWORD search path (SWORD_PATH, /usr/share/sword, ~/.sword)");
 }
 
 sword::SWModule& SwordLibrary::bible_module(const std::string& module_name) const {

@@ -19,10 +19,10 @@ struct SwordVerse {
 };
 
 struct SwordBible {
-  std::string name;           // "engKJV2006eb"
-  std::string abbreviation;   // "KJV" (the module's Abbreviation, else its name)
-  std::string language;       // "en" (the module's Lang)
-  std::string versification;  // "KJV", "NRSVA"
+  std::string name;                // "engKJV2006eb"
+  std::string abbreviation;        // "KJV" (the module's Abbreviation, else its name)
+  std::string language;            // "en" (the module's Lang)
+  std::string versification;       // "KJV", "NRSVA"
   std::vector<SwordVerse> verses;  // every verse of the versification, in canonical order
 };
 

@@ -92,8 +92,7 @@ class Reader {
 
 }  // namespace
 
-TokenCacheLookup read_token_cache(const std::filesystem::path& path, const Sha256Digest& key,
-                                  std::int32_t vocab_size) {
+TokenCacheLookup read_token_cache(const std::filesystem::path& path, const Sha256Digest& key, std::int32_t vocab_size) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return {std::nullopt, "missing"};
   std::ostringstream buffer;

@@ -28,8 +28,7 @@ struct TokenCacheLookup {
 };
 
 // Reads the cache at `path` if it is intact, made for `key`, and every id is in [0, vocab_size).
-TokenCacheLookup read_token_cache(const std::filesystem::path& path, const Sha256Digest& key,
-                                  std::int32_t vocab_size);
+TokenCacheLookup read_token_cache(const std::filesystem::path& path, const Sha256Digest& key, std::int32_t vocab_size);
 
 // Writes the cache atomically.
 void write_token_cache(const std::filesystem::path& path, const Sha256Digest& key, const TokenizedPairs& pairs);

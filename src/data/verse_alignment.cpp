@@ -19,9 +19,9 @@ bool is_word_separator(std::string_view text, std::size_t i) {
   const auto c = static_cast<unsigned char>(text[i]);
   if (c < 0x80) return !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'));
   const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
-  if (c == 0xC2) return true;                                    // U+0080-U+00BF: Latin-1 punctuation
-  if (c == 0xC3) return next == 0x97 || next == 0xB7;            // × ÷
-  if (c == 0xE2) return next == 0x80 || next == 0x81;            // U+2000-U+207F: quotes, dashes, …
+  if (c == 0xC2) return true;                          // U+0080-U+00BF: Latin-1 punctuation
+  if (c == 0xC3) return next == 0x97 || next == 0xB7;  // × ÷
+  if (c == 0xE2) return next == 0x80 || next == 0x81;  // U+2000-U+207F: quotes, dashes, …
   return false;
 }
 
@@ -81,11 +81,16 @@ double dice_similarity(const VerseFeatures& a, const VerseFeatures& b) {
 
 std::string_view misalignment_name(Misalignment kind) {
   switch (kind) {
-    case Misalignment::none: return "aligned";
-    case Misalignment::low_similarity: return "mismatch";
-    case Misalignment::fits_neighbour: return "fits a neighbouring verse";
-    case Misalignment::beside_misaligned: return "too few to judge, beside misaligned verses";
-    case Misalignment::length_mismatch: return "length mismatch";
+    case Misalignment::none:
+      return "aligned";
+    case Misalignment::low_similarity:
+      return "mismatch";
+    case Misalignment::fits_neighbour:
+      return "fits a neighbouring verse";
+    case Misalignment::beside_misaligned:
+      return "too few to judge, beside misaligned verses";
+    case Misalignment::length_mismatch:
+      return "length mismatch";
   }
   return "aligned";
 }
@@ -136,7 +141,8 @@ std::vector<VerseJudgement> judge_alignment(const std::vector<AlignedVerse>& ver
     }
     judgement.pivot_features = verse.pivot_features.size();
     judgement.other_features = verse.other_features.size();
-    judgement.judged_by_features = std::min(judgement.pivot_features, judgement.other_features) >= thresholds.min_features;
+    judgement.judged_by_features =
+        std::min(judgement.pivot_features, judgement.other_features) >= thresholds.min_features;
     if (!judgement.judged_by_features) continue;
     if (judgement.similarity < thresholds.min_similarity) {
       judgement.verdict = Misalignment::low_similarity;

@@ -55,10 +55,10 @@ enum class Misalignment { none, low_similarity, fits_neighbour, beside_misaligne
 std::string_view misalignment_name(Misalignment kind);
 
 struct AlignmentThresholds {
-  double min_similarity;        // Dice below this: misaligned
-  double neighbour_margin;      // a neighbour's Dice above the verse's own by more than this: misaligned
-  std::size_t min_features;     // fewer distinct features on either side: too few to judge by Dice
-  double max_length_ratio;      // length ratio beyond this factor of the median, either way: misaligned
+  double min_similarity;     // Dice below this: misaligned
+  double neighbour_margin;   // a neighbour's Dice above the verse's own by more than this: misaligned
+  std::size_t min_features;  // fewer distinct features on either side: too few to judge by Dice
+  double max_length_ratio;   // length ratio beyond this factor of the median, either way: misaligned
 };
 
 // The thresholds chosen for each kind of feature from the distributions in the installed modules
@@ -67,12 +67,12 @@ AlignmentThresholds alignment_thresholds(VerseFeatureKind kind);
 
 struct VerseJudgement {
   Misalignment verdict = Misalignment::none;
-  std::size_t pivot_features = 0;     // distinct features on each side
+  std::size_t pivot_features = 0;  // distinct features on each side
   std::size_t other_features = 0;
-  bool judged_by_features = false;    // enough features on both sides
-  double similarity = 0;              // Dice of the verse with itself
-  double neighbour_similarity = 0;    // best Dice with a neighbouring verse
-  double relative_length_ratio = 1;   // (other length / pivot length) / median of that ratio
+  bool judged_by_features = false;   // enough features on both sides
+  double similarity = 0;             // Dice of the verse with itself
+  double neighbour_similarity = 0;   // best Dice with a neighbouring verse
+  double relative_length_ratio = 1;  // (other length / pivot length) / median of that ratio
 };
 
 // One judgement per verse, in the same order.

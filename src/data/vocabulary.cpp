@@ -49,9 +49,8 @@ Vocabulary::Vocabulary(std::string model_bytes, std::string name)
   const bool ids_as_expected = processor_->pad_id() == kPadId && processor_->unk_id() == kUnkId &&
                                processor_->bos_id() == kBosId && processor_->eos_id() == kEosId;
   if (!ids_as_expected || processor_->GetPieceSize() <= kEosId) {
-    throw_in(name_, "the model's special ids are pad=" + std::to_string(processor_->pad_id()) +
-                        " unk=" + std::to_string(processor_->unk_id()) +
-                        " bos=" + std::to_string(processor_->bos_id()) +
+    throw_in(name_, "the model's special ids are pad=" + std::to_string(processor_->pad_id()) + " unk=" +
+                        std::to_string(processor_->unk_id()) + " bos=" + std::to_string(processor_->bos_id()) +
                         " eos=" + std::to_string(processor_->eos_id()) +
                         "; attn needs pad=0 unk=1 bos=2 eos=3 (train it with `attn vocab train`)");
   }

@@ -61,7 +61,7 @@ std::unordered_map<std::string, std::string> trainer_options(const VocabularyTra
       {"hard_vocab_limit", "true"},
       {"num_threads", std::to_string(threads)},
       {"minloglevel", options.verbose ? "0" : "2"},  // 2 = errors only
-      {"model_prefix", ""},  // we write the files ourselves, atomically
+      {"model_prefix", ""},                          // we write the files ourselves, atomically
   };
 }
 

@@ -11,9 +11,12 @@ namespace attn {
 
 inspect::AttentionKind attention_kind(nn::AttentionSite site) {
   switch (site) {
-    case nn::AttentionSite::cross: return inspect::AttentionKind::cross;
-    case nn::AttentionSite::decoder_self: return inspect::AttentionKind::decoder_self;
-    case nn::AttentionSite::encoder_self: return inspect::AttentionKind::encoder_self;
+    case nn::AttentionSite::cross:
+      return inspect::AttentionKind::cross;
+    case nn::AttentionSite::decoder_self:
+      return inspect::AttentionKind::decoder_self;
+    case nn::AttentionSite::encoder_self:
+      return inspect::AttentionKind::encoder_self;
   }
   return inspect::AttentionKind::cross;
 }
@@ -34,9 +37,11 @@ void AttentionSelection::check(const ModelConfig& c) {
   // A layer number applies to every chosen kind: it must exist in each stack they come from.
   const bool decoder = cross || decoder_self;
   const int stack = decoder && encoder_self ? std::min(c.decoder_layers, c.encoder_layers)
-                    : decoder              ? c.decoder_layers
-                                           : c.encoder_layers;
-  const std::string which = decoder && encoder_self ? "both stacks have" : decoder ? "the decoder has" : "the encoder has";
+                    : decoder               ? c.decoder_layers
+                                            : c.encoder_layers;
+  const std::string which = decoder && encoder_self ? "both stacks have"
+                            : decoder               ? "the decoder has"
+                                                    : "the encoder has";
   for (int l : layers)
     if (l < 0 || l >= stack)
       throw Error("--attention-layers: the model has no layer " + std::to_string(l) + " for the chosen kinds (" +
@@ -66,10 +71,14 @@ std::vector<std::string> split_commas(const std::string& text) {
 void parse_attention_kinds(const std::string& text, AttentionSelection& s) {
   s.cross = s.decoder_self = s.encoder_self = false;
   for (const std::string& part : split_commas(text)) {
-    if (part == "all") s.cross = s.decoder_self = s.encoder_self = true;
-    else if (part == "cross") s.cross = true;
-    else if (part == "decoder_self") s.decoder_self = true;
-    else if (part == "encoder_self") s.encoder_self = true;
+    if (part == "all")
+      s.cross = s.decoder_self = s.encoder_self = true;
+    else if (part == "cross")
+      s.cross = true;
+    else if (part == "decoder_self")
+      s.decoder_self = true;
+    else if (part == "encoder_self")
+      s.encoder_self = true;
     else
       throw Error("--attention-kinds: '" + part + "' is not one of cross, decoder_self, encoder_self, all");
   }
@@ -123,8 +132,8 @@ std::vector<std::pair<nn::AttentionSite, int>> AttentionRecorder::kept() const {
   std::vector<std::pair<nn::AttentionSite, int>> out;
   for (auto site : {nn::AttentionSite::cross, nn::AttentionSite::decoder_self, nn::AttentionSite::encoder_self})
     for (int l = 0; l < layers_seen_; ++l)
-      if (selection_.wants(site, l) && tensors_.count({static_cast<int>(site), l, -1}) +
-                                               tensors_.count({static_cast<int>(site), l, 0}) > 0)
+      if (selection_.wants(site, l) &&
+          tensors_.count({static_cast<int>(site), l, -1}) + tensors_.count({static_cast<int>(site), l, 0}) > 0)
         out.emplace_back(site, l);
   return out;
 }
@@ -156,8 +165,8 @@ std::vector<inspect::AttentionMatrix> AttentionRecorder::hypothesis(int sentence
           const Tensor& t = tensor(site, layer, step);
           // Rows of one sentence are its queries (cross) or each row its own sequence (self).
           const int r = step_rows[step];
-          ATTN_CHECK(r >= 0 && r < t.shape.batch * t.shape.queries && (site != nn::AttentionSite::cross ||
-                                                                      source_length <= t.shape.keys),
+          ATTN_CHECK(r >= 0 && r < t.shape.batch * t.shape.queries &&
+                         (site != nn::AttentionSite::cross || source_length <= t.shape.keys),
                      "attention row out of range");
           const float* row = t.row(r / t.shape.queries, head, r % t.shape.queries);
           const int keys = site == nn::AttentionSite::cross ? source_length : step + 1;
@@ -231,9 +240,10 @@ inspect::AlignmentOptions resolve_alignment(const ModelConfig& config, const Att
   };
   if (!selection.cross || !has(selection.layers, align.layer) ||
       (align.head == inspect::kMeanOfHeads ? !selection.heads.empty() : !has(selection.heads, align.head)))
-    throw Error("--alignment reads cross-attention layer " + std::to_string(align.layer) + ", " +
-                (align.head == inspect::kMeanOfHeads ? std::string("every head") : "head " + std::to_string(align.head)) +
-                ": --attention-kinds, --attention-layers and --attention-heads must include it");
+    throw Error(
+        "--alignment reads cross-attention layer " + std::to_string(align.layer) + ", " +
+        (align.head == inspect::kMeanOfHeads ? std::string("every head") : "head " + std::to_string(align.head)) +
+        ": --attention-kinds, --attention-layers and --attention-heads must include it");
   return align;
 }
 

@@ -68,7 +68,7 @@ class AttentionRecorder : public nn::AttentionTap {
   AttentionSelection selection_;
   int model_heads_;
   int layers_seen_ = 0;
-  int step_ = -1;  // -1 outside incremental steps (the encoder, forced decoding)
+  int step_ = -1;                                        // -1 outside incremental steps (the encoder, forced decoding)
   std::map<std::tuple<int, int, int>, Tensor> tensors_;  // by (site, layer, step)
 };
 

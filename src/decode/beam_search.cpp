@@ -16,22 +16,22 @@ namespace {
 struct Live {
   std::vector<std::int32_t> tokens;
   double log_prob = 0;
-  int row = 0;  // its row within the sentence at the step about to run
+  int row = 0;                          // its row within the sentence at the step about to run
   std::vector<std::int32_t> step_rows;  // as Hypothesis::step_rows, when attention is recorded
 };
 
 struct Candidate {
-  int row;              // parent's row within the sentence
+  int row;  // parent's row within the sentence
   std::int32_t token;
   double log_prob;
-  int rank;             // order of discovery, to break ties deterministically
+  int rank;  // order of discovery, to break ties deterministically
 };
 
 struct Sentence {
-  int index = 0;        // in the caller's batch
+  int index = 0;  // in the caller's batch
   std::vector<Live> live;
   std::vector<Hypothesis> finished;
-  int max_length = 0;   // output tokens, EOS included
+  int max_length = 0;  // output tokens, EOS included
 };
 
 }  // namespace
@@ -67,7 +67,8 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder,
   // min_length) and
   // EOS's log-probability (for the forced end at the maximum length).
   const int k = std::min(vocab, beam + 3);
-  DeviceBuffer<float> top_values(be, static_cast<std::size_t>(batch) * beam * k), eos_values(be, static_cast<std::size_t>(batch) * beam);
+  DeviceBuffer<float> top_values(be, static_cast<std::size_t>(batch) * beam * k),
+      eos_values(be, static_cast<std::size_t>(batch) * beam);
   DeviceBuffer<std::int32_t> top_indices(be, static_cast<std::size_t>(batch) * beam * k);
   std::vector<float> values, eos;
   std::vector<std::int32_t> indices, tokens;
@@ -119,7 +120,8 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder,
         return a.log_prob != b.log_prob ? a.log_prob > b.log_prob : a.rank < b.rank;
       };
       const std::size_t take = std::min<std::size_t>(forced ? candidates.size() : width, candidates.size());
-      std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(take), candidates.end(), better);
+      std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(take), candidates.end(),
+                        better);
       std::vector<Live> live;
       for (std::size_t j = 0; j < take; ++j) {
         const Candidate& cand = candidates[j];
@@ -131,8 +133,8 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder,
         }
         if (cand.token == kEosId) {
           const int length = static_cast<int>(parent.tokens.size()) + 1;
-          s.finished.push_back({parent.tokens, cand.log_prob, cand.log_prob / length_penalty(length, alpha),
-                                std::move(step_rows)});
+          s.finished.push_back(
+              {parent.tokens, cand.log_prob, cand.log_prob / length_penalty(length, alpha), std::move(step_rows)});
         } else {
           Live h{parent.tokens, cand.log_prob, cand.row, std::move(step_rows)};
           h.tokens.push_back(cand.token);
@@ -155,7 +157,8 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder,
       if (done) {
         auto& out = results[s.index];
         out = std::move(s.finished);
-        std::stable_sort(out.begin(), out.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+        std::stable_sort(out.begin(), out.end(),
+                         [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
         if (static_cast<int>(out.size()) > n_best) out.resize(n_best);
         continue;
       }

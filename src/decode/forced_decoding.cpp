@@ -24,7 +24,8 @@ std::vector<ForcedDecoding> force_decode(Transformer& model, const std::vector<s
   for (std::size_t start = 0; start < src.size(); start += step) {
     const std::size_t end = std::min(src.size(), start + step);
     const int B = static_cast<int>(end - start);
-    const PaddedBatch padded = pad_batch(std::span(src).subspan(start, end - start), std::span(tgt).subspan(start, end - start));
+    const PaddedBatch padded =
+        pad_batch(std::span(src).subspan(start, end - start), std::span(tgt).subspan(start, end - start));
     if (recorder) recorder->clear();
     const auto log_probs = model.sentence_log_probs(padded.view(), recorder.get());
     for (int b = 0; b < B; ++b) {

@@ -12,8 +12,8 @@
 namespace attn {
 
 struct ForcedDecoding {
-  double log_prob = 0;    // log P(target + EOS | source)
-  int target_tokens = 0;  // EOS included
+  double log_prob = 0;                              // log P(target + EOS | source)
+  int target_tokens = 0;                            // EOS included
   std::vector<inspect::AttentionMatrix> attention;  // with a selection: queries target + EOS, keys source + EOS
 };
 

@@ -8,13 +8,17 @@
 namespace attn {
 
 IncrementalDecoder::IncrementalDecoder(const Transformer& model)
-    : model_(model), be_(model.backend()), c_(model.config()),
+    : model_(model),
+      be_(model.backend()),
+      c_(model.config()),
       kv_width_(static_cast<std::int64_t>(c_.heads) * (c_.d_k + c_.d_v)) {}
 
 void IncrementalDecoder::start(const std::int32_t* src, const std::int32_t* src_lengths, int batch, int src_len,
                                int max_rows_per_sentence, int max_steps) {
   ATTN_CHECK(batch > 0 && src_len > 0 && max_rows_per_sentence > 0 && max_steps > 0, "empty decoding batch");
-  if (src_len > c_.max_positions) throw Error("source of " + std::to_string(src_len) + " tokens is longer than the model's max_positions " + std::to_string(c_.max_positions));
+  if (src_len > c_.max_positions)
+    throw Error("source of " + std::to_string(src_len) + " tokens is longer than the model's max_positions " +
+                std::to_string(c_.max_positions));
   sentences_ = batch;
   rows_per_sentence_ = 1;
   src_len_ = src_len;
@@ -86,7 +90,8 @@ void IncrementalDecoder::encode(int src_len) {
 }
 
 const float* IncrementalDecoder::step(const std::int32_t* tokens) {
-  if (position_ >= max_steps_) throw Error("incremental decoder: more steps than the " + std::to_string(max_steps_) + " prepared");
+  if (position_ >= max_steps_)
+    throw Error("incremental decoder: more steps than the " + std::to_string(max_steps_) + " prepared");
   const int rows = this->rows();
   const int t = position_;
   const int d = c_.d_model;
@@ -113,8 +118,7 @@ const float* IncrementalDecoder::step(const std::int32_t* tokens) {
     cache.ffn_residual = {sub_.data(), nullptr, nullptr};
     const nn::DecoderLayer::Incremental incremental{{self_kv_[l].data(), cache_stride, t}, memory_kv_[l].data()};
     model_.decoder_layers()[l].forward(be_, x_.data(), nullptr, sentences_, rows_per_sentence_, src_len_, self_mask,
-                                       memory_mask, none, cache, y_.data(), &incremental,
-                                       {tap_, static_cast<int>(l)});
+                                       memory_mask, none, cache, y_.data(), &incremental, {tap_, static_cast<int>(l)});
     std::swap(x_, y_);
   }
   model_.embedding().project(be_, x_.data(), rows, logits_.data());

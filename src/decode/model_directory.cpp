@@ -23,7 +23,8 @@ LoadedModel load_model_directory(const std::filesystem::path& dir, Backend& back
   m.vocabulary = std::make_unique<data::Vocabulary>(data::Vocabulary::load(dir / "vocab.model"));
   if (m.vocabulary->size() != config.vocab_size)
     throw_in((dir / "config.json").string(), "vocab_size " + std::to_string(config.vocab_size) +
-                                                 " does not match vocab.model's " + std::to_string(m.vocabulary->size()) + " pieces");
+                                                 " does not match vocab.model's " +
+                                                 std::to_string(m.vocabulary->size()) + " pieces");
   m.model = std::make_unique<Transformer>(config, backend);
   m.model->load_parameters(dir / "model.safetensors");
   return m;

@@ -13,8 +13,7 @@
 namespace attn {
 
 void save_model_directory(const std::filesystem::path& dir, const Transformer& model,
-                          const data::Vocabulary& vocabulary,
-                          const std::map<std::string, std::string>& metadata = {});
+                          const data::Vocabulary& vocabulary, const std::map<std::string, std::string>& metadata = {});
 
 struct LoadedModel {
   std::unique_ptr<Transformer> model;

@@ -18,7 +18,8 @@ Translator::Translator(const Transformer& model, const data::Vocabulary& vocabul
 }
 
 std::vector<std::vector<Hypothesis>> Translator::translate_ids(
-    const std::vector<std::vector<std::int32_t>>& sources, std::vector<std::vector<inspect::AttentionMatrix>>* attention) {
+    const std::vector<std::vector<std::int32_t>>& sources,
+    std::vector<std::vector<inspect::AttentionMatrix>>* attention) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::size_t n = sources.size();
   std::vector<std::vector<Hypothesis>> out(n);
@@ -37,8 +38,8 @@ std::vector<std::vector<Hypothesis>> Translator::translate_ids(
     auto results = beam_search(decoder_, batch, options_.search);
     for (std::size_t j = 0; j < members.size(); ++j) {
       if (recorder_ && attention && !results[j].empty())
-        (*attention)[members[j]] = recorder_->hypothesis(static_cast<int>(j), static_cast<int>(batch[j].size()) + 1,
-                                                         results[j][0].step_rows);
+        (*attention)[members[j]] =
+            recorder_->hypothesis(static_cast<int>(j), static_cast<int>(batch[j].size()) + 1, results[j][0].step_rows);
       stats_.target_tokens += results[j].empty() ? 0 : static_cast<std::int64_t>(results[j][0].tokens.size()) + 1;
       out[members[j]] = std::move(results[j]);
     }

@@ -18,11 +18,11 @@ namespace attn {
 
 struct TranslateOptions {
   SearchOptions search;
-  int batch_tokens = 2048;         // source tokens per batch, padding included
+  int batch_tokens = 2048;  // source tokens per batch, padding included
   int max_batch_sentences = 64;
-  int max_input_tokens = 0;        // longer inputs are cropped; 0 = the model's max_positions - 1
-  bool export_attention = false;   // fill Translation::attention for the best hypothesis
-  AttentionSelection attention;    // which attentions (default: every layer and head of cross)
+  int max_input_tokens = 0;       // longer inputs are cropped; 0 = the model's max_positions - 1
+  bool export_attention = false;  // fill Translation::attention for the best hypothesis
+  AttentionSelection attention;   // which attentions (default: every layer and head of cross)
 };
 
 struct Translation {
@@ -49,8 +49,9 @@ class Translator {
   std::vector<Translation> translate(const std::vector<std::string>& lines);
   // Token-level entry point (ids without EOS), same batching. With export_attention and a
   // non-null `attention`, (*attention)[i] receives the best hypothesis' matrices of source i.
-  std::vector<std::vector<Hypothesis>> translate_ids(const std::vector<std::vector<std::int32_t>>& sources,
-                                                     std::vector<std::vector<inspect::AttentionMatrix>>* attention = nullptr);
+  std::vector<std::vector<Hypothesis>> translate_ids(
+      const std::vector<std::vector<std::int32_t>>& sources,
+      std::vector<std::vector<inspect::AttentionMatrix>>* attention = nullptr);
 
   const TranslateStatistics& statistics() const { return stats_; }  // of the last call
   const TranslateOptions& options() const { return options_; }

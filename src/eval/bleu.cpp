@@ -17,9 +17,12 @@ namespace {
 
 double default_smooth_value(BleuSmoothing smoothing) {
   switch (smoothing) {
-    case BleuSmoothing::kFloor: return 0.1;
-    case BleuSmoothing::kAddK: return 1.0;
-    default: return 0.0;  // not used
+    case BleuSmoothing::kFloor:
+      return 0.1;
+    case BleuSmoothing::kAddK:
+      return 1.0;
+    default:
+      return 0.0;  // not used
   }
 }
 
@@ -49,10 +52,14 @@ std::vector<NgramCounts> count_ngrams_by_order(std::span<const std::string_view>
 
 std::string smoothing_name(BleuSmoothing smoothing) {
   switch (smoothing) {
-    case BleuSmoothing::kNone: return "none";
-    case BleuSmoothing::kFloor: return "floor";
-    case BleuSmoothing::kAddK: return "add-k";
-    case BleuSmoothing::kExp: return "exp";
+    case BleuSmoothing::kNone:
+      return "none";
+    case BleuSmoothing::kFloor:
+      return "floor";
+    case BleuSmoothing::kAddK:
+      return "add-k";
+    case BleuSmoothing::kExp:
+      return "exp";
   }
   return "?";
 }
@@ -87,9 +94,8 @@ BleuScore compute_bleu(const BleuStatistics& statistics, const BleuOptions& opti
   result.totals = statistics.totals;
   result.hyp_len = statistics.hyp_len;
   result.ref_len = statistics.ref_len;
-  result.ratio = statistics.ref_len != 0
-                     ? static_cast<double>(statistics.hyp_len) / static_cast<double>(statistics.ref_len)
-                     : 0.0;
+  result.ratio =
+      statistics.ref_len != 0 ? static_cast<double>(statistics.hyp_len) / static_cast<double>(statistics.ref_len) : 0.0;
   if (statistics.hyp_len < statistics.ref_len) {
     result.bp = statistics.hyp_len > 0
                     ? std::exp(1.0 - static_cast<double>(statistics.ref_len) / static_cast<double>(statistics.hyp_len))
@@ -144,8 +150,8 @@ std::string bleu_tokenize(std::string_view segment, const BleuOptions& options) 
   return options.tokenizer == BleuTokenizer::k13a ? tokenize_13a(segment) : join_python_split(segment);
 }
 
-BleuSegmentReferences prepare_bleu_references(std::span<const std::string_view> references,
-                                              const BleuOptions& options, std::deque<std::string>& storage) {
+BleuSegmentReferences prepare_bleu_references(std::span<const std::string_view> references, const BleuOptions& options,
+                                              std::deque<std::string>& storage) {
   BleuSegmentReferences prepared;
   for (std::string_view reference : references) {
     const std::string& tokenized = storage.emplace_back(bleu_tokenize(reference, options));
@@ -182,7 +188,8 @@ BleuScorer::BleuScorer(const ReferenceSets& references, BleuOptions options) : o
   const SegmentReferences grouped = group_references_by_segment(references);
   nrefs_ = grouped.nrefs;
   segments_.reserve(grouped.segments.size());
-  for (const auto& segment : grouped.segments) segments_.push_back(prepare_bleu_references(segment, options_, storage_));
+  for (const auto& segment : grouped.segments)
+    segments_.push_back(prepare_bleu_references(segment, options_, storage_));
 }
 
 BleuStatistics BleuScorer::segment_statistics(std::size_t segment, std::string_view hypothesis) const {
@@ -207,8 +214,8 @@ BleuScore corpus_bleu(std::span<const std::string> hypotheses, const ReferenceSe
   BleuStatistics corpus(options.max_ngram_order);
   for (std::size_t i = 0; i < hypotheses.size(); ++i) {
     std::deque<std::string> storage;
-    corpus += bleu_segment_statistics(hypotheses[i], prepare_bleu_references(grouped.segments[i], options, storage),
-                                      options);
+    corpus +=
+        bleu_segment_statistics(hypotheses[i], prepare_bleu_references(grouped.segments[i], options, storage), options);
   }
   BleuScore result = compute_bleu(corpus, options);
   result.nrefs = grouped.nrefs;

@@ -42,7 +42,7 @@ BleuOptions sentence_bleu_options();
 // The sufficient statistics of BLEU; they add up over segments.
 struct BleuStatistics {
   long long hyp_len = 0;
-  long long ref_len = 0;  // sum of the closest reference lengths
+  long long ref_len = 0;           // sum of the closest reference lengths
   std::vector<long long> matches;  // clipped n-gram matches, per order 1..max_ngram_order
   std::vector<long long> totals;   // hypothesis n-grams, per order
 
@@ -52,15 +52,15 @@ struct BleuStatistics {
 };
 
 struct BleuScore {
-  double score = 0.0;               // 0..100
-  std::vector<long long> counts;    // matches per order (sacreBLEU's add-k adds k here; this does not)
-  std::vector<long long> totals;    // hypothesis n-grams per order
-  std::vector<double> precisions;   // percent, smoothed as the score used them
-  double bp = 0.0;                  // brevity penalty
-  double ratio = 0.0;               // hyp_len / ref_len (0 if ref_len is 0)
+  double score = 0.0;              // 0..100
+  std::vector<long long> counts;   // matches per order (sacreBLEU's add-k adds k here; this does not)
+  std::vector<long long> totals;   // hypothesis n-grams per order
+  std::vector<double> precisions;  // percent, smoothed as the score used them
+  double bp = 0.0;                 // brevity penalty
+  double ratio = 0.0;              // hyp_len / ref_len (0 if ref_len is 0)
   long long hyp_len = 0;
   long long ref_len = 0;
-  int nrefs = 1;                    // references per segment, or kVariableReferenceCount
+  int nrefs = 1;  // references per segment, or kVariableReferenceCount
 };
 
 // sacreBLEU's BLEU.compute_bleu(): the score from aggregated statistics.
@@ -76,8 +76,8 @@ struct BleuSegmentReferences {
   std::vector<long long> lengths;       // tokens of each reference
   std::vector<NgramCounts> max_counts;  // per order, each n-gram's largest count in any reference
 };
-BleuSegmentReferences prepare_bleu_references(std::span<const std::string_view> references,
-                                              const BleuOptions& options, std::deque<std::string>& storage);
+BleuSegmentReferences prepare_bleu_references(std::span<const std::string_view> references, const BleuOptions& options,
+                                              std::deque<std::string>& storage);
 // The statistics of one hypothesis against its segment's references.
 BleuStatistics bleu_segment_statistics(std::string_view hypothesis, const BleuSegmentReferences& references,
                                        const BleuOptions& options);

@@ -135,7 +135,8 @@ ChrfNgrams count_chrf_ngrams(std::string_view sentence, const ChrfOptions& optio
   if (options.word_order > 0) {
     const std::string& words = storage.emplace_back(words_for_chrf(sentence));
     const std::vector<std::string_view> tokens = split_joined_tokens(words);
-    for (int n = 1; n <= options.word_order; ++n) counts.emplace_back(token_ngrams(tokens, static_cast<std::size_t>(n)));
+    for (int n = 1; n <= options.word_order; ++n)
+      counts.emplace_back(token_ngrams(tokens, static_cast<std::size_t>(n)));
   }
   return counts;
 }
@@ -194,8 +195,10 @@ ChrfScore corpus_chrf(std::span<const std::string> hypotheses, const ReferenceSe
   for (std::size_t i = 0; i < hypotheses.size(); ++i) {
     std::deque<std::string> storage;
     std::vector<ChrfNgrams> segment;
-    for (std::string_view reference : grouped.segments[i]) segment.push_back(count_chrf_ngrams(reference, options, storage));
-    add_statistics(corpus, chrf_segment_statistics(count_chrf_ngrams(hypotheses[i], options, storage), segment, options));
+    for (std::string_view reference : grouped.segments[i])
+      segment.push_back(count_chrf_ngrams(reference, options, storage));
+    add_statistics(corpus,
+                   chrf_segment_statistics(count_chrf_ngrams(hypotheses[i], options, storage), segment, options));
   }
   return make_score(std::move(corpus), options, grouped.nrefs);
 }

@@ -13,9 +13,9 @@
 namespace attn::eval {
 
 struct ChrfOptions {
-  int char_order = 6;  // character n-grams 1..char_order ("nc:6")
-  int word_order = 0;  // word n-grams 1..word_order; 2 gives chrF++ ("nw:0")
-  int beta = 2;        // recall weighs beta times as much as precision ("chrF2")
+  int char_order = 6;       // character n-grams 1..char_order ("nc:6")
+  int word_order = 0;       // word n-grams 1..word_order; 2 gives chrF++ ("nw:0")
+  int beta = 2;             // recall weighs beta times as much as precision ("chrF2")
   bool lowercase = false;   // Python str.lower() first ("case:lc")
   bool whitespace = false;  // keep whitespace inside character n-grams ("space:yes")
   // false (sacreBLEU's default, "eff:yes"): average precision and recall over the orders that both
@@ -77,7 +77,7 @@ class ChrfScorer {
 
  private:
   ChrfOptions options_;
-  std::deque<std::string> storage_;             // reference texts; a deque never moves its strings
+  std::deque<std::string> storage_;                // reference texts; a deque never moves its strings
   std::vector<std::vector<ChrfNgrams>> segments_;  // per segment, per reference
   int nrefs_ = 0;
 };

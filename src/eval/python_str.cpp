@@ -19,9 +19,7 @@ bool in_ranges(std::span<const CodePointRange> ranges, char32_t code_point) {
 
 bool is_case_ignorable(char32_t code_point) { return in_ranges(python_case_ignorable_ranges(), code_point); }
 
-bool is_cased_not_ignorable(char32_t code_point) {
-  return in_ranges(python_cased_not_ignorable_ranges(), code_point);
-}
+bool is_cased_not_ignorable(char32_t code_point) { return in_ranges(python_cased_not_ignorable_ranges(), code_point); }
 
 // Lowercase of a single code point other than U+0130 and U+03A3, which need more than a table.
 char32_t simple_lowercase(char32_t code_point) {
@@ -52,7 +50,14 @@ char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c -
 bool is_python_whitespace(char32_t code_point) {
   if (code_point < 0x80) return is_ascii_whitespace(static_cast<unsigned char>(code_point));
   switch (code_point) {
-    case 0x85: case 0xA0: case 0x1680: case 0x2028: case 0x2029: case 0x202F: case 0x205F: case 0x3000:
+    case 0x85:
+    case 0xA0:
+    case 0x1680:
+    case 0x2028:
+    case 0x2029:
+    case 0x202F:
+    case 0x205F:
+    case 0x3000:
       return true;
     default:
       return code_point >= 0x2000 && code_point <= 0x200A;

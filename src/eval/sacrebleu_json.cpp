@@ -35,9 +35,9 @@ nlohmann::ordered_json bleu_json(const BleuScore& score, const BleuOptions& opti
   nlohmann::ordered_json json = score_object("BLEU", score.score, width, signature);
   json["verbose_score"] = bleu_verbose_score(score);
   add_signature_fields(json, signature);
-  json["exact"] = {{"score", score.score},         {"counts", score.counts}, {"totals", score.totals},
-                   {"precisions", score.precisions}, {"bp", score.bp},       {"ratio", score.ratio},
-                   {"hyp_len", score.hyp_len},     {"ref_len", score.ref_len}};
+  json["exact"] = {{"score", score.score},           {"counts", score.counts},  {"totals", score.totals},
+                   {"precisions", score.precisions}, {"bp", score.bp},          {"ratio", score.ratio},
+                   {"hyp_len", score.hyp_len},       {"ref_len", score.ref_len}};
   return json;
 }
 

@@ -27,8 +27,8 @@ bool is_period_or_comma(char c) { return c == '.' || c == ','; }
 
 // The character class [\{-\~\[-\` -\&\(-\+\:-\@\/] of tokenizer_re.py.
 bool is_split_punctuation(char c) {
-  return (c >= '{' && c <= '~') || (c >= '[' && c <= '`') || (c >= ' ' && c <= '&') ||
-         (c >= '(' && c <= '+') || (c >= ':' && c <= '@') || c == '/';
+  return (c >= '{' && c <= '~') || (c >= '[' && c <= '`') || (c >= ' ' && c <= '&') || (c >= '(' && c <= '+') ||
+         (c >= ':' && c <= '@') || c == '/';
 }
 
 // re.sub of a pattern that matches exactly two characters, (first)(second): scans left to right,
@@ -79,14 +79,19 @@ std::string tokenize_13a(std::string_view line) {
 
   const auto not_digit = [](char c) { return !is_digit(c); };
   // ([^0-9])([\.,]) -> "\1 \2 "
-  spaced = substitute_pairs(spaced, not_digit, is_period_or_comma,
-                            [](std::string& out, char a, char b) { out.append({a, ' ', b, ' '}); });
+  spaced = substitute_pairs(spaced, not_digit, is_period_or_comma, [](std::string& out, char a, char b) {
+    out.append({a, ' ', b, ' '});
+  });
   // ([\.,])([^0-9]) -> " \1 \2"
-  spaced = substitute_pairs(spaced, is_period_or_comma, not_digit,
-                            [](std::string& out, char a, char b) { out.append({' ', a, ' ', b}); });
+  spaced = substitute_pairs(spaced, is_period_or_comma, not_digit, [](std::string& out, char a, char b) {
+    out.append({' ', a, ' ', b});
+  });
   // ([0-9])(-) -> "\1 \2 "
-  spaced = substitute_pairs(spaced, is_digit, [](char c) { return c == '-'; },
-                            [](std::string& out, char a, char b) { out.append({a, ' ', b, ' '}); });
+  spaced = substitute_pairs(
+      spaced, is_digit, [](char c) { return c == '-'; },
+      [](std::string& out, char a, char b) {
+        out.append({a, ' ', b, ' '});
+      });
 
   return join_python_split(spaced);
 }

@@ -48,9 +48,7 @@ void append_number(std::string& out, T value, const char* what) {
 struct Context {
   const std::string& file;
   std::int64_t line;
-  [[noreturn]] void fail(const std::string& problem) const {
-    throw_at(file, static_cast<std::size_t>(line), problem);
-  }
+  [[noreturn]] void fail(const std::string& problem) const { throw_at(file, static_cast<std::size_t>(line), problem); }
 };
 
 const Json& member(const Json& object, const char* key, const std::string& where, const Context& context) {
@@ -89,8 +87,8 @@ std::vector<std::string> get_strings(const Json& object, const char* key, const 
   if (!value.is_array()) context.fail(type_problem(key, "an array of strings", value));
   std::vector<std::string> strings;
   for (const Json& item : value) {
-    if (!item.is_string()) context.fail(type_problem(key, "an array of strings", value) + " (an element is " +
-                                        item.type_name() + ")");
+    if (!item.is_string())
+      context.fail(type_problem(key, "an array of strings", value) + " (an element is " + item.type_name() + ")");
     strings.push_back(item.get<std::string>());
   }
   return strings;
@@ -99,8 +97,8 @@ std::vector<std::string> get_strings(const Json& object, const char* key, const 
 AttentionMatrix parse_matrix(const Json& value, std::size_t index, const AttentionRecord& record,
                              const Context& context) {
   const std::string where = " in \"attention\"[" + std::to_string(index) + "]";
-  if (!value.is_object()) context.fail("\"attention\"[" + std::to_string(index) + "] must be an object, not " +
-                                       value.type_name());
+  if (!value.is_object())
+    context.fail("\"attention\"[" + std::to_string(index) + "] must be an object, not " + value.type_name());
   AttentionMatrix matrix;
   const Json& kind = member(value, "kind", where, context);
   if (!kind.is_string()) context.fail(type_problem("kind", "a string", kind) + where);
@@ -144,8 +142,8 @@ AttentionMatrix parse_matrix(const Json& value, std::size_t index, const Attenti
       context.fail(at + " has " + std::to_string(row.size()) + " columns" + expected);
     }
     for (std::size_t c = 0; c < cols; ++c) {
-      if (!row[c].is_number()) context.fail(at + " column " + std::to_string(c) + " is " + row[c].type_name() +
-                                            ", not a number");
+      if (!row[c].is_number())
+        context.fail(at + " column " + std::to_string(c) + " is " + row[c].type_name() + ", not a number");
       const float weight = static_cast<float>(row[c].get<double>());
       if (!std::isfinite(weight)) context.fail(at + " column " + std::to_string(c) + " is not a finite float");
       matrix.weights.push_back(weight);
@@ -158,9 +156,12 @@ AttentionMatrix parse_matrix(const Json& value, std::size_t index, const Attenti
 
 std::string_view attention_kind_name(AttentionKind kind) {
   switch (kind) {
-    case AttentionKind::cross: return "cross";
-    case AttentionKind::decoder_self: return "decoder_self";
-    case AttentionKind::encoder_self: return "encoder_self";
+    case AttentionKind::cross:
+      return "cross";
+    case AttentionKind::decoder_self:
+      return "decoder_self";
+    case AttentionKind::encoder_self:
+      return "encoder_self";
   }
   return "?";
 }
@@ -200,8 +201,8 @@ std::string to_json_line(const AttentionRecord& record) {
                "attention matrix size does not match its rows × cols");
     out += m ? ",{\"kind\":\"" : "{\"kind\":\"";
     out += attention_kind_name(matrix.kind);
-    out += "\",\"layer\":" + std::to_string(matrix.layer) + ",\"head\":" + std::to_string(matrix.head) +
-           ",\"weights\":[";
+    out +=
+        "\",\"layer\":" + std::to_string(matrix.layer) + ",\"head\":" + std::to_string(matrix.head) + ",\"weights\":[";
     for (int r = 0; r < matrix.rows; ++r) {
       out += r ? ",[" : "[";
       for (int c = 0; c < matrix.cols; ++c) {
@@ -244,8 +245,8 @@ AttentionRecord parse_attention_record(std::string_view json_line, const std::st
     AttentionMatrix matrix = parse_matrix(attention[m], m, record, context);
     if (!seen.insert({matrix.kind, matrix.layer, matrix.head}).second) {
       context.fail("key \"attention\"[" + std::to_string(m) + "] repeats " +
-                   std::string(attention_kind_name(matrix.kind)) + " layer " + std::to_string(matrix.layer) +
-                   " head " + std::to_string(matrix.head));
+                   std::string(attention_kind_name(matrix.kind)) + " layer " + std::to_string(matrix.layer) + " head " +
+                   std::to_string(matrix.head));
     }
     record.attention.push_back(std::move(matrix));
   }

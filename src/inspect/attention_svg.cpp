@@ -49,19 +49,24 @@ std::string text_element(const std::string& attributes, std::string_view text) {
 
 std::string kind_title(AttentionKind kind) {
   switch (kind) {
-    case AttentionKind::cross: return "cross-attention";
-    case AttentionKind::decoder_self: return "decoder self-attention";
-    case AttentionKind::encoder_self: return "encoder self-attention";
+    case AttentionKind::cross:
+      return "cross-attention";
+    case AttentionKind::decoder_self:
+      return "decoder self-attention";
+    case AttentionKind::encoder_self:
+      return "encoder self-attention";
   }
   return "attention";
 }
 
 std::string axes_caption(AttentionKind kind) {
   switch (kind) {
-    case AttentionKind::cross: return "rows: target pieces (queries) \u00b7 columns: source pieces (keys)";
+    case AttentionKind::cross:
+      return "rows: target pieces (queries) \u00b7 columns: source pieces (keys)";
     case AttentionKind::decoder_self:
       return "rows: the target piece each step predicted \u00b7 columns: decoder inputs (keys)";
-    case AttentionKind::encoder_self: return "rows: source pieces (queries) \u00b7 columns: source pieces (keys)";
+    case AttentionKind::encoder_self:
+      return "rows: source pieces (queries) \u00b7 columns: source pieces (keys)";
   }
   return "";
 }
@@ -94,12 +99,23 @@ std::string xml_escape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -231,8 +247,8 @@ struct Panel {
 
 constexpr double kSin60 = 0.8660254037844386;
 
-Panel layout_panel(const std::vector<std::string>& rows, const std::vector<std::string>& cols, int cell,
-                   double font, bool labels) {
+Panel layout_panel(const std::vector<std::string>& rows, const std::vector<std::string>& cols, int cell, double font,
+                   bool labels) {
   Panel p{cell, font, labels, 0, 0, 0};
   if (!labels) return p;
   double rw = 0, cw = 0;
@@ -274,10 +290,11 @@ std::string draw_cells(const AttentionMatrix& m, const std::vector<std::string>&
 // A vertical bar from heat_color(0) at the bottom to heat_color(max) at the top, labelled.
 std::string colour_bar(double x, double y, double height, double max) {
   const std::string id = "heat-scale";
-  std::string out = "<defs><linearGradient id=\"" + id + "\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">"
-                    "<stop offset=\"0\" stop-color=\"" + hex_color(heat_color(0, max)) +
-                    "\"/><stop offset=\"1\" stop-color=\"" + hex_color(heat_color(max, max)) +
-                    "\"/></linearGradient></defs>\n";
+  std::string out = "<defs><linearGradient id=\"" + id +
+                    "\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">"
+                    "<stop offset=\"0\" stop-color=\"" +
+                    hex_color(heat_color(0, max)) + "\"/><stop offset=\"1\" stop-color=\"" +
+                    hex_color(heat_color(max, max)) + "\"/></linearGradient></defs>\n";
   out += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"14\" height=\"" + num(height) + "\" fill=\"url(#" +
          id + ")\" stroke=\"#888\"/>\n";
   out += "<text x=\"" + num(x + 20) + "\" y=\"" + num(y + 4) + "\" font-size=\"11\">" + fmt_weight(max) + "</text>\n";
@@ -319,8 +336,8 @@ std::string heatmap_svg(const AttentionRecord& record, const AttentionMatrix& m)
   const double grid_w = m.cols * cell, grid_h = m.rows * cell;
   const double bar_h = std::clamp(grid_h, 100.0, 400.0);
   const double bar_x = x0 + grid_w + std::max(20.0, p.col_overhang + 8);
-  const double width = std::max({bar_x + 60, margin * 2 + text_width(title, 15) * 1.05 + 10,
-                                 margin * 2 + text_width(caption, 11)});
+  const double width =
+      std::max({bar_x + 60, margin * 2 + text_width(title, 15) * 1.05 + 10, margin * 2 + text_width(caption, 11)});
   const double height = y0 + std::max(grid_h, bar_h) + margin + 8;
   const double max = max_weight(m);
   std::string svg = svg_open(width, height);
@@ -360,11 +377,11 @@ std::string head_grid_svg(const AttentionRecord& record, AttentionKind kind, int
   const std::string title = record_name(record) + " \u2014 " + kind_title(kind) + ", layer " + std::to_string(layer) +
                             ", every head and their mean";
   const std::string caption =
-      axes_caption(kind) + (labels ? "" : " \u00b7 labels left out: " + std::to_string(n) +
-                                               " tokens (see the per-head heatmaps)");
+      axes_caption(kind) +
+      (labels ? "" : " \u00b7 labels left out: " + std::to_string(n) + " tokens (see the per-head heatmaps)");
   const double bar_x = margin + per_row * pw + 10;
-  const double width = std::max({bar_x + 60, margin * 2 + text_width(title, 15) * 1.05 + 10,
-                                 margin * 2 + text_width(caption, 11)});
+  const double width =
+      std::max({bar_x + 60, margin * 2 + text_width(title, 15) * 1.05 + 10, margin * 2 + text_width(caption, 11)});
   const double height = header + panel_rows * ph + margin;
   std::string svg = svg_open(width, height);
   svg += title_block(title, caption, margin);

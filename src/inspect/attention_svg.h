@@ -77,9 +77,9 @@ std::string heatmap_svg(const AttentionRecord& record, const AttentionMatrix& ma
 std::string head_grid_svg(const AttentionRecord& record, AttentionKind kind, int layer);
 
 struct LinesOptions {
-  std::vector<int> heads;   // heads to draw (kMeanHead for the mean); empty: every head of the layer
-  int query = -1;           // only this query token (0-based row), or -1 for all of them
-  double cutoff = 0.05;     // weights below this are not drawn
+  std::vector<int> heads;  // heads to draw (kMeanHead for the mean); empty: every head of the layer
+  int query = -1;          // only this query token (0-based row), or -1 for all of them
+  double cutoff = 0.05;    // weights below this are not drawn
 };
 
 // The paper's Figures 3-5 turned on their side: query tokens in a left column, key tokens in a

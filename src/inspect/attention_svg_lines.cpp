@@ -61,10 +61,10 @@ std::string lines_svg(const AttentionRecord& record, AttentionKind kind, int lay
   if (options.query >= 0) title += ", from \u201c" + queries[options.query] + "\u201d";
   char cutoff[32];
   std::snprintf(cutoff, sizeof cutoff, "%g", options.cutoff);
-  const std::string caption = "left: " + std::string(kind == AttentionKind::encoder_self ? "source" : "target") +
-                              " pieces (queries) \u00b7 right: " +
-                              (kind == AttentionKind::decoder_self ? "decoder inputs" : "source pieces") +
-                              " (keys) \u00b7 line opacity = weight; weights below " + cutoff + " left out";
+  const std::string caption =
+      "left: " + std::string(kind == AttentionKind::encoder_self ? "source" : "target") +
+      " pieces (queries) \u00b7 right: " + (kind == AttentionKind::decoder_self ? "decoder inputs" : "source pieces") +
+      " (keys) \u00b7 line opacity = weight; weights below " + cutoff + " left out";
 
   // Legend: one swatch a head, wrapped to the picture's width.
   const double content_w = left_w + 8 + gap + 8 + rw;
@@ -119,9 +119,8 @@ std::string lines_svg(const AttentionRecord& record, AttentionKind kind, int lay
   for (int i = 0; i < nq; ++i) {
     std::string style = fs;
     if (options.query >= 0) style += i == options.query ? " font-weight=\"bold\"" : " fill=\"#999\"";
-    svg += text_element("x=\"" + num(left_text) + "\" y=\"" + num(qy(i) + font * 0.35) + "\" text-anchor=\"end\" " +
-                            style,
-                        queries[i]);
+    svg += text_element(
+        "x=\"" + num(left_text) + "\" y=\"" + num(qy(i) + font * 0.35) + "\" text-anchor=\"end\" " + style, queries[i]);
   }
   for (int j = 0; j < nk; ++j)
     svg += text_element("x=\"" + num(right_text) + "\" y=\"" + num(ky(j) + font * 0.35) + "\" " + fs, keys[j]);

@@ -71,9 +71,9 @@ class IbmModel1 {
   double t(int source, int target) const;  // t(f | e) by ids, 0 if never seen together
 
   Vocabulary source_vocabulary_, target_vocabulary_;  // source ids from 1
-  PairTable pairs_;                     // the (e, f) pairs that occur together in some sentence pair
-  std::vector<int> pair_sources_;       // e of each pair
-  std::vector<double> probabilities_;   // t(f | e) of each pair
+  PairTable pairs_;                                   // the (e, f) pairs that occur together in some sentence pair
+  std::vector<int> pair_sources_;                     // e of each pair
+  std::vector<double> probabilities_;                 // t(f | e) of each pair
 };
 
 }  // namespace attn::inspect

@@ -58,9 +58,10 @@ GoldAlignment parse_pharaoh_line(const std::string& text, const std::string& fil
     Link link;
     if (mark == std::string_view::npos || !parse_index(token.substr(0, mark), link.source) ||
         !parse_index(token.substr(mark + 1), link.target)) {
-      throw_at(file, line, "bad link '" + std::string(token) +
-                               "' (links are i-j for sure or i?j for possible, with 0-based word indices i of the "
-                               "source and j of the target)");
+      throw_at(file, line,
+               "bad link '" + std::string(token) +
+                   "' (links are i-j for sure or i?j for possible, with 0-based word indices i of the "
+                   "source and j of the target)");
     }
     if (token[mark] == '-') gold.sure.push_back(link);
     gold.possible.push_back(link);

@@ -36,18 +36,24 @@ Range nice(Range r) {
 
 std::string fmt(double v) {
   char buf[32];
-  if (std::abs(v) >= 1000) std::snprintf(buf, sizeof buf, "%.0f", v);
-  else std::snprintf(buf, sizeof buf, "%g", std::round(v * 1000) / 1000);
+  if (std::abs(v) >= 1000)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%g", std::round(v * 1000) / 1000);
   return buf;
 }
 
 std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else out += c;
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else
+      out += c;
   }
   return out;
 }
@@ -65,8 +71,10 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
       x.add(xv(px));
       (s.right_axis ? right : left).add(py);
     }
-  if (o.log2_x) x = x.empty() ? Range{0, 1} : Range{std::floor(x.lo), std::max(std::ceil(x.hi), std::floor(x.lo) + 1)};
-  else x = nice(x);
+  if (o.log2_x)
+    x = x.empty() ? Range{0, 1} : Range{std::floor(x.lo), std::max(std::ceil(x.hi), std::floor(x.lo) + 1)};
+  else
+    x = nice(x);
   left = nice(left);
   right = nice(right);
   const double ml = 70, mr = right.empty() || o.right_label.empty() ? 30 : 70, mt = 40, mb = 55;
@@ -76,7 +84,8 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
   std::string svg;
   char buf[512];
   std::snprintf(buf, sizeof buf,
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"12\">\n"
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
+                "font-size=\"12\">\n"
                 "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
                 o.width, o.height);
   svg += buf;
@@ -139,17 +148,16 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
                       s.color.c_str());
       else
         std::snprintf(buf, sizeof buf,
-                      "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"white\" stroke=\"%s\" stroke-width=\"2\"/>\n",
-                      cx, cy, s.color.c_str());
+                      "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"white\" stroke=\"%s\" stroke-width=\"2\"/>\n", cx,
+                      cy, s.color.c_str());
       svg += buf;
     };
     if (s.points.size() < 40 || !s.line)
       for (const auto& [px, py] : s.points) circle(sx(xv(px)), sy(r, py));
     if (s.line) {
-      std::snprintf(buf, sizeof buf,
-                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"%s/>",
-                    ml + pw - 190, ly - 4, ml + pw - 165, ly - 4, s.color.c_str(),
-                    s.dashed ? " stroke-dasharray=\"4 3\"" : "");
+      std::snprintf(
+          buf, sizeof buf, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"%s/>",
+          ml + pw - 190, ly - 4, ml + pw - 165, ly - 4, s.color.c_str(), s.dashed ? " stroke-dasharray=\"4 3\"" : "");
       svg += buf;
     } else {
       circle(ml + pw - 177.5, ly - 4);

@@ -7,10 +7,10 @@ namespace attn::inspect {
 
 struct ChartSeries {
   std::string label;
-  std::string color;     // CSS colour
+  std::string color;  // CSS colour
   bool right_axis = false;
-  bool dashed = false;   // a dashed line (e.g. another source's numbers beside ours)
-  bool line = true;      // false: the points alone, unconnected (a circle in the legend)
+  bool dashed = false;                            // a dashed line (e.g. another source's numbers beside ours)
+  bool line = true;                               // false: the points alone, unconnected (a circle in the legend)
   std::vector<std::pair<double, double>> points;  // (x, y), x ascending
 };
 

@@ -56,9 +56,9 @@ AttentionMatrix cross_attention(const AttentionRecord& record, int layer, int he
 
 WordAttention word_attention(const AttentionMatrix& cross, const std::vector<std::string>& source_pieces,
                              const std::vector<std::string>& target_pieces) {
-  ATTN_CHECK(cross.rows == static_cast<int>(target_pieces.size()) &&
-                 cross.cols == static_cast<int>(source_pieces.size()),
-             "cross-attention is target pieces × source pieces");
+  ATTN_CHECK(
+      cross.rows == static_cast<int>(target_pieces.size()) && cross.cols == static_cast<int>(source_pieces.size()),
+      "cross-attention is target pieces × source pieces");
   // Pieces of no word ("</s>", "<s>") have index -1 and are skipped, dropping EOS's row and column:
   // end-of-sentence is not a word of either text, so no link may touch it.
   const PieceWords source = group_pieces(source_pieces);

@@ -9,7 +9,6 @@
 
 namespace attn::inspect {
 
-
 struct AlignmentOptions {
   // Layer of the cross-attention; -1 (the default) takes default_alignment_layer().
   int layer = -1;

@@ -7,8 +7,8 @@
 
 namespace attn {
 
-void initialize_parameters(const ParameterLayout& layout, const ModelConfig& config,
-                           std::uint64_t seed, std::vector<float>& host) {
+void initialize_parameters(const ParameterLayout& layout, const ModelConfig& config, std::uint64_t seed,
+                           std::vector<float>& host) {
   host.assign(static_cast<std::size_t>(layout.total()), 0.0f);
   std::uint64_t tensor_index = 0;
   for (const ParameterInfo& t : layout.tensors()) {
@@ -35,7 +35,8 @@ void initialize_parameters(const ParameterLayout& layout, const ModelConfig& con
   }
   // The padding token embeds to zero.
   const ParameterInfo& e = layout.find("embedding.weight");
-  for (int c = 0; c < config.d_model; ++c) host[static_cast<std::size_t>(e.offset + static_cast<std::int64_t>(kPadId) * config.d_model + c)] = 0.0f;
+  for (int c = 0; c < config.d_model; ++c)
+    host[static_cast<std::size_t>(e.offset + static_cast<std::int64_t>(kPadId) * config.d_model + c)] = 0.0f;
 }
 
 }  // namespace attn

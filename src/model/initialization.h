@@ -13,7 +13,7 @@
 namespace attn {
 
 // Fills `host` (layout.total() floats) with a fresh initialisation drawn from `seed`.
-void initialize_parameters(const ParameterLayout& layout, const ModelConfig& config,
-                           std::uint64_t seed, std::vector<float>& host);
+void initialize_parameters(const ParameterLayout& layout, const ModelConfig& config, std::uint64_t seed,
+                           std::vector<float>& host);
 
 }  // namespace attn

@@ -112,13 +112,13 @@ namespace {
 void read_int(const nlohmann::json& j, const char* key, int& out) {
   if (!j.contains(key)) return;
   const auto& v = j.at(key);
-  const bool whole = v.is_number_integer() ||
-                     (v.is_number_float() && std::isfinite(v.get<double>()) && v.get<double>() == std::floor(v.get<double>()) &&
-                      std::fabs(v.get<double>()) < 9.2e18);
+  const bool whole =
+      v.is_number_integer() || (v.is_number_float() && std::isfinite(v.get<double>()) &&
+                                v.get<double>() == std::floor(v.get<double>()) && std::fabs(v.get<double>()) < 9.2e18);
   if (!whole) throw Error(std::string("model config: '") + key + "' must be a whole number, got " + v.dump());
-  const double x = v.is_number_unsigned() ? static_cast<double>(v.get<std::uint64_t>())
-                                          : (v.is_number_integer() ? static_cast<double>(v.get<std::int64_t>())
-                                                                   : v.get<double>());
+  const double x = v.is_number_unsigned()
+                       ? static_cast<double>(v.get<std::uint64_t>())
+                       : (v.is_number_integer() ? static_cast<double>(v.get<std::int64_t>()) : v.get<double>());
   if (x < -2147483648.0 || x > 2147483647.0)
     throw Error(std::string("model config: '") + key + "' must be a whole number from -2147483648 to 2147483647, got " +
                 v.dump());
@@ -136,9 +136,21 @@ void read_float(const nlohmann::json& j, const char* key, float& out) {
 
 void from_json(const nlohmann::json& j, ModelConfig& c) {
   if (!j.is_object()) throw Error("model config must be a JSON object");
-  static const std::set<std::string> known{"preset", "encoder_layers", "decoder_layers", "layers", "d_model",
-                                           "d_ff", "heads", "d_k", "d_v", "dropout", "label_smoothing",
-                                           "positions", "max_positions", "attention_window", "vocab_size",
+  static const std::set<std::string> known{"preset",
+                                           "encoder_layers",
+                                           "decoder_layers",
+                                           "layers",
+                                           "d_model",
+                                           "d_ff",
+                                           "heads",
+                                           "d_k",
+                                           "d_v",
+                                           "dropout",
+                                           "label_smoothing",
+                                           "positions",
+                                           "max_positions",
+                                           "attention_window",
+                                           "vocab_size",
                                            "layernorm_eps"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key())) throw Error("model config: unknown key '" + it.key() + "'");
@@ -167,9 +179,12 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
   read_float(j, "layernorm_eps", c.layernorm_eps);
   if (j.contains("positions")) {
     const auto& p = j.at("positions");
-    if (p == "sinusoidal") c.positions = PositionEncoding::Sinusoidal;
-    else if (p == "learned") c.positions = PositionEncoding::Learned;
-    else throw Error("model config: 'positions' must be \"sinusoidal\" or \"learned\", got " + p.dump());
+    if (p == "sinusoidal")
+      c.positions = PositionEncoding::Sinusoidal;
+    else if (p == "learned")
+      c.positions = PositionEncoding::Learned;
+    else
+      throw Error("model config: 'positions' must be \"sinusoidal\" or \"learned\", got " + p.dump());
   }
   c.validate();
 }

@@ -11,19 +11,19 @@ namespace attn {
 enum class PositionEncoding { Sinusoidal, Learned };
 
 struct ModelConfig {
-  int encoder_layers = 6;         // N
-  int decoder_layers = 6;         // N
+  int encoder_layers = 6;  // N
+  int decoder_layers = 6;  // N
   int d_model = 512;
   int d_ff = 2048;
-  int heads = 8;                  // h
+  int heads = 8;  // h
   int d_k = 64;
   int d_v = 64;
-  float dropout = 0.1f;           // P_drop: sublayer outputs and embedding + position sums
-  float label_smoothing = 0.1f;   // ε_ls
+  float dropout = 0.1f;          // P_drop: sublayer outputs and embedding + position sums
+  float label_smoothing = 0.1f;  // ε_ls
   PositionEncoding positions = PositionEncoding::Sinusoidal;
-  int max_positions = 1024;       // longest sequence, BOS/EOS included
-  int attention_window = 0;       // restricted self-attention (section 4): r > 0 sees |i - j| <= r
-  int vocab_size = 8000;          // the shared source/target vocabulary
+  int max_positions = 1024;  // longest sequence, BOS/EOS included
+  int attention_window = 0;  // restricted self-attention (section 4): r > 0 sees |i - j| <= r
+  int vocab_size = 8000;     // the shared source/target vocabulary
   float layernorm_eps = 1e-5f;
 
   // Presets: "base" and "big" (Table 3), "small" (trains well on a 2-core machine), "tiny" (tests).

@@ -15,8 +15,7 @@ ParameterLayout::ParameterLayout(const ModelConfig& c) {
   // Projections that one product computes together are stored next to each other: first the
   // weights, then the biases, so that [W_q; W_k; W_v] is one [2·h·d_k + h·d_v, d] matrix.
   auto add_fused = [&](const std::string& prefix, const std::vector<std::pair<std::string, std::int64_t>>& parts) {
-    for (const auto& [name, rows] : parts)
-      add(prefix + name + ".weight", {rows, d}, InitKind::XavierUniform, d, rows);
+    for (const auto& [name, rows] : parts) add(prefix + name + ".weight", {rows, d}, InitKind::XavierUniform, d, rows);
     for (const auto& [name, rows] : parts) add(prefix + name + ".bias", {rows}, InitKind::Zeros);
   };
   for (int i = 0; i < c.encoder_layers; ++i) {
@@ -43,8 +42,8 @@ ParameterLayout::ParameterLayout(const ModelConfig& c) {
   }
 }
 
-void ParameterLayout::add(const std::string& name, std::vector<std::int64_t> shape, InitKind init,
-                          std::int64_t fan_in, std::int64_t fan_out) {
+void ParameterLayout::add(const std::string& name, std::vector<std::int64_t> shape, InitKind init, std::int64_t fan_in,
+                          std::int64_t fan_out) {
   ParameterInfo info;
   info.name = name;
   info.size = 1;

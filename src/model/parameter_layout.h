@@ -32,8 +32,8 @@ class ParameterLayout {
   const ParameterInfo& find(const std::string& name) const;
 
  private:
-  void add(const std::string& name, std::vector<std::int64_t> shape, InitKind init,
-           std::int64_t fan_in = 0, std::int64_t fan_out = 0);
+  void add(const std::string& name, std::vector<std::int64_t> shape, InitKind init, std::int64_t fan_in = 0,
+           std::int64_t fan_out = 0);
   void add_linear(const std::string& prefix, std::int64_t out, std::int64_t in);
   void add_norm(const std::string& prefix, std::int64_t dim);
 

@@ -107,8 +107,8 @@ void SafetensorsFile::read(const std::string& name, const std::vector<std::int64
   const Entry& e = it->second;
   if (e.dtype != "F32") throw_in(path_, "tensor '" + name + "' has dtype " + e.dtype + ", expected F32");
   if (e.shape != shape)
-    throw_in(path_, "tensor '" + name + "' has shape " + shape_text(e.shape) + " but the model expects " +
-                        shape_text(shape));
+    throw_in(path_,
+             "tensor '" + name + "' has shape " + shape_text(e.shape) + " but the model expects " + shape_text(shape));
   const std::size_t bytes = static_cast<std::size_t>(element_count(shape)) * sizeof(float);
   if (e.end - e.begin != bytes) throw_in(path_, "tensor '" + name + "' has a byte range that does not match its shape");
   // memcpy wants valid pointers even for no bytes; an empty tensor may come with an empty data section.

@@ -17,8 +17,7 @@ nn::ResidualNormCache take_residual(Arena& a, std::int64_t rows, int d) {
 
 }  // namespace
 
-void TrainingWorkspace::lay_out(Backend& be, const ModelConfig& c, int batch, int src_len, int tgt_len,
-                                bool backward) {
+void TrainingWorkspace::lay_out(Backend& be, const ModelConfig& c, int batch, int src_len, int tgt_len, bool backward) {
   arena_.reset();
   const bool bf16 = backward && be.keeps_bf16_activations();
   assign(c, batch, src_len, tgt_len, backward, bf16);

@@ -16,25 +16,25 @@ struct TrainingWorkspace {
   // Device copies of the batch's ids and lengths.
   std::int32_t *src = nullptr, *tgt_in = nullptr, *tgt_out = nullptr;
   std::int32_t *src_lengths = nullptr, *tgt_lengths = nullptr;
-  float* encoder_input = nullptr;                  // [B·S, d]
+  float* encoder_input = nullptr;  // [B·S, d]
   // Layer outputs: the last encoder layer's (the memory) is kept; the others live in two
   // alternating buffers only until the next layer has read them, and the backward pass
   // recomputes each layer's input into layer_input from the previous layer's residual cache.
-  std::vector<float*> encoder_outputs;             // per layer [B·S, d]
+  std::vector<float*> encoder_outputs;  // per layer [B·S, d]
   std::vector<nn::EncoderLayer::Cache> encoder;
-  float* decoder_input = nullptr;                  // [B·T, d]
-  std::vector<float*> decoder_outputs;             // per layer [B·T, d]
+  float* decoder_input = nullptr;       // [B·T, d]
+  std::vector<float*> decoder_outputs;  // per layer [B·T, d]
   std::vector<nn::DecoderLayer::Cache> decoder;
   // The output layer runs a block of target rows at a time: at 4096 rows a 32k vocabulary's
   // logits alone would take 0.5 GB (and as much again for the bf16 copy of their gradient).
   static constexpr std::int64_t kLogitsBlockElements = std::int64_t{8} << 20;
-  std::int64_t logits_rows = 0;                    // rows per block
-  std::int64_t max_logits_rows = 0;                // a smaller block, if set (tests)
-  float* logits = nullptr;                         // [logits_rows, vocab]; gradient after the loss
+  std::int64_t logits_rows = 0;      // rows per block
+  std::int64_t max_logits_rows = 0;  // a smaller block, if set (tests)
+  float* logits = nullptr;           // [logits_rows, vocab]; gradient after the loss
   // Backward only:
-  float* layer_input = nullptr;                    // [max(B·S, B·T), d]
-  float* d_decoder = nullptr;                      // [B·T, d]
-  float* d_memory = nullptr;                       // [B·S, d]
+  float* layer_input = nullptr;  // [max(B·S, B·T), d]
+  float* d_decoder = nullptr;    // [B·T, d]
+  float* d_memory = nullptr;     // [B·S, d]
   nn::LayerScratch scratch;
 
   // Lays out the buffers for a batch of this shape, growing the arena if needed.

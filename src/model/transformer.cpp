@@ -57,16 +57,19 @@ void Transformer::bind_layers() {
   };
   // A fused product's weight and bias start at its first part (the layout keeps parts adjacent).
   auto fused = [&](const std::string& p, const std::string& first, int in, int out) {
-    return nn::Linear{value(p + first + ".weight"), value(p + first + ".bias"), grad(p + first + ".weight"),
-                      grad(p + first + ".bias"), in, out};
+    return nn::Linear{value(p + first + ".weight"),
+                      value(p + first + ".bias"),
+                      grad(p + first + ".weight"),
+                      grad(p + first + ".bias"),
+                      in,
+                      out};
   };
   auto norm = [&](const std::string& p) {
-    return nn::LayerNormParams{value(p + ".weight"), value(p + ".bias"), grad(p + ".weight"), grad(p + ".bias"),
-                               c.d_model, c.layernorm_eps};
+    return nn::LayerNormParams{value(p + ".weight"), value(p + ".bias"), grad(p + ".weight"),
+                               grad(p + ".bias"),    c.d_model,          c.layernorm_eps};
   };
   const int d = c.d_model, hk = c.heads * c.d_k, hv = c.heads * c.d_v;
-  embedding_ = {value("embedding.weight"), grad("embedding.weight"), c.vocab_size, d,
-                std::sqrt(static_cast<float>(d))};
+  embedding_ = {value("embedding.weight"), grad("embedding.weight"), c.vocab_size, d, std::sqrt(static_cast<float>(d))};
   encoder_.assign(c.encoder_layers, {});
   for (int i = 0; i < c.encoder_layers; ++i) {
     const std::string p = "encoder.layers." + std::to_string(i) + ".";
@@ -82,11 +85,15 @@ void Transformer::bind_layers() {
   for (int i = 0; i < c.decoder_layers; ++i) {
     const std::string p = "decoder.layers." + std::to_string(i) + ".";
     auto& l = decoder_[i];
-    l.self_attention = {fused(p + "self_attn.", "q_proj", d, c.qkv_width()),
-                        linear(p + "self_attn.out_proj", hv, d), c.heads, c.d_k, c.d_v};
+    l.self_attention = {fused(p + "self_attn.", "q_proj", d, c.qkv_width()), linear(p + "self_attn.out_proj", hv, d),
+                        c.heads, c.d_k, c.d_v};
     l.self_attention_norm = norm(p + "self_attn_norm");
-    l.cross_attention = {fused(p + "cross_attn.", "q_proj", d, hk), fused(p + "cross_attn.", "k_proj", d, hk + hv),
-                         linear(p + "cross_attn.out_proj", hv, d), c.heads, c.d_k, c.d_v};
+    l.cross_attention = {fused(p + "cross_attn.", "q_proj", d, hk),
+                         fused(p + "cross_attn.", "k_proj", d, hk + hv),
+                         linear(p + "cross_attn.out_proj", hv, d),
+                         c.heads,
+                         c.d_k,
+                         c.d_v};
     l.cross_attention_norm = norm(p + "cross_attn_norm");
     l.ffn = {linear(p + "ffn.fc1", d, c.d_ff), linear(p + "ffn.fc2", c.d_ff, d)};
     l.ffn_norm = norm(p + "ffn_norm");
@@ -144,7 +151,8 @@ void Transformer::load_parameters(const std::filesystem::path& path) {
   std::set<std::string> expected;
   for (const auto& t : layout_.tensors()) expected.insert(t.name);
   for (const auto& [name, entry] : file.entries())
-    if (!expected.count(name)) throw_in(path.string(), "tensor '" + name + "' is not part of this model's configuration");
+    if (!expected.count(name))
+      throw_in(path.string(), "tensor '" + name + "' is not part of this model's configuration");
   set_parameters(host);
 }
 
@@ -160,12 +168,8 @@ float* Transformer::positions_grad(bool decoder) {
   return gradients() + layout_.find(decoder ? "decoder.positions.weight" : "encoder.positions.weight").offset;
 }
 
-AttentionMask Transformer::encoder_mask() const {
-  return {workspace_.src_lengths, false, 0, config_.attention_window};
-}
-AttentionMask Transformer::decoder_mask() const {
-  return {workspace_.tgt_lengths, true, 0, config_.attention_window};
-}
+AttentionMask Transformer::encoder_mask() const { return {workspace_.src_lengths, false, 0, config_.attention_window}; }
+AttentionMask Transformer::decoder_mask() const { return {workspace_.tgt_lengths, true, 0, config_.attention_window}; }
 AttentionMask Transformer::memory_mask() const { return {workspace_.src_lengths, false, 0, 0}; }
 
 void Transformer::upload(const TokenBatch& b) {
@@ -185,8 +189,7 @@ void Transformer::upload(const TokenBatch& b) {
 void Transformer::forward(const TokenBatch& b, const nn::Dropout& dropout, nn::AttentionTap* tap) {
   Backend& be = *backend_;
   TrainingWorkspace& ws = workspace_;
-  embedding_.embed(be, ws.src, b.batch, b.src_len, positions(false), dropout, kSourceEmbeddingSite,
-                   ws.encoder_input);
+  embedding_.embed(be, ws.src, b.batch, b.src_len, positions(false), dropout, kSourceEmbeddingSite, ws.encoder_input);
   const float* x = ws.encoder_input;
   for (std::size_t i = 0; i < encoder_.size(); ++i) {
     encoder_[i].forward(be, x, b.batch, b.src_len, encoder_mask(), dropout, ws.encoder[i], ws.encoder_outputs[i],
@@ -194,8 +197,7 @@ void Transformer::forward(const TokenBatch& b, const nn::Dropout& dropout, nn::A
     x = ws.encoder_outputs[i];
   }
   const float* memory = x;
-  embedding_.embed(be, ws.tgt_in, b.batch, b.tgt_len, positions(true), dropout, kTargetEmbeddingSite,
-                   ws.decoder_input);
+  embedding_.embed(be, ws.tgt_in, b.batch, b.tgt_len, positions(true), dropout, kTargetEmbeddingSite, ws.decoder_input);
   x = ws.decoder_input;
   for (std::size_t i = 0; i < decoder_.size(); ++i) {
     decoder_[i].forward(be, x, memory, b.batch, b.tgt_len, b.src_len, decoder_mask(), memory_mask(), dropout,
@@ -233,15 +235,13 @@ void Transformer::backward(const TokenBatch& b, const nn::Dropout& dropout) {
   for (int i = static_cast<int>(decoder_.size()) - 1; i >= 0; --i) {
     const float* x = input_of(decoder_, ws.decoder, i, ws.decoder_input, rows_t);
     decoder_[i].backward(be, x, memory, b.batch, b.tgt_len, b.src_len, decoder_mask(), memory_mask(), dropout,
-                         ws.decoder[i], ws.scratch,
-                         ws.d_decoder, ws.d_memory);
+                         ws.decoder[i], ws.scratch, ws.d_decoder, ws.d_memory);
   }
   embedding_.embed_backward(be, ws.tgt_in, b.batch, b.tgt_len, ws.d_decoder, dropout, kTargetEmbeddingSite,
                             positions_grad(true));
   for (int i = static_cast<int>(encoder_.size()) - 1; i >= 0; --i) {
     const float* x = input_of(encoder_, ws.encoder, i, ws.encoder_input, rows_s);
-    encoder_[i].backward(be, x, b.batch, b.src_len, encoder_mask(), dropout, ws.encoder[i], ws.scratch,
-                         ws.d_memory);
+    encoder_[i].backward(be, x, b.batch, b.src_len, encoder_mask(), dropout, ws.encoder[i], ws.scratch, ws.d_memory);
   }
   embedding_.embed_backward(be, ws.src, b.batch, b.src_len, ws.d_memory, dropout, kSourceEmbeddingSite,
                             positions_grad(false));

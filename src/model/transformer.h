@@ -39,7 +39,8 @@ class Transformer {
   std::vector<float> gradients_to_host();
 
   // model.safetensors with the tensor names of docs/model-format.md.
-  void save_parameters(const std::filesystem::path& path, const std::map<std::string, std::string>& metadata = {}) const;
+  void save_parameters(const std::filesystem::path& path,
+                       const std::map<std::string, std::string>& metadata = {}) const;
   void load_parameters(const std::filesystem::path& path);
 
   void zero_gradients();

@@ -9,10 +9,9 @@ namespace {
 // the projections are kept in bf16 (training under precision bf16) the products run in bf16.
 void batched(Backend& be, bool bf16, Trans ta, Trans tb, int m, int n, int k, const void* a, bool a_bf16, int lda,
              const void* b, bool b_bf16, int ldb, float* c, int ldc, const GemmBatch& batch) {
-  if (bf16)
-    return be.gemm_batched_mixed(ta, tb, m, n, k, 1.0f, a, a_bf16, lda, b, b_bf16, ldb, 0.0f, c, ldc, batch);
-  be.gemm_batched(ta, tb, m, n, k, 1.0f, static_cast<const float*>(a), lda, static_cast<const float*>(b), ldb, 0.0f,
-                  c, ldc, batch);
+  if (bf16) return be.gemm_batched_mixed(ta, tb, m, n, k, 1.0f, a, a_bf16, lda, b, b_bf16, ldb, 0.0f, c, ldc, batch);
+  be.gemm_batched(ta, tb, m, n, k, 1.0f, static_cast<const float*>(a), lda, static_cast<const float*>(b), ldb, 0.0f, c,
+                  ldc, batch);
 }
 
 }  // namespace
@@ -23,15 +22,14 @@ void attention_forward(Backend& be, const AttentionShape& s, HeadsView q, HeadsV
   attention_context(be, s, probs, v, ctx);
 }
 
-void attention_probs(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k,
-                     const AttentionMask& mask, float* probs) {
+void attention_probs(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, const AttentionMask& mask,
+                     float* probs) {
   const std::int64_t block = static_cast<std::int64_t>(s.queries) * s.keys;
   // scores[b, h] = Q_bh · K_bhᵀ
-  batched(be, q.bf16 || k.bf16, Trans::No, Trans::Yes, s.queries, s.keys, s.d_k, q.data, q.bf16, q.ld, k.data,
-          k.bf16, k.ld, probs, s.keys,
+  batched(be, q.bf16 || k.bf16, Trans::No, Trans::Yes, s.queries, s.keys, s.d_k, q.data, q.bf16, q.ld, k.data, k.bf16,
+          k.ld, probs, s.keys,
           GemmBatch{s.batch, s.heads, q.batch_stride, s.d_k, k.batch_stride, s.d_k, s.heads * block, block});
-  be.attention_softmax(probs, s.batch, s.heads, s.queries, s.keys, mask,
-                       1.0f / std::sqrt(static_cast<float>(s.d_k)));
+  be.attention_softmax(probs, s.batch, s.heads, s.queries, s.keys, mask, 1.0f / std::sqrt(static_cast<float>(s.d_k)));
 }
 
 void attention_context(Backend& be, const AttentionShape& s, const float* probs, HeadsView v, float* ctx) {
@@ -39,13 +37,13 @@ void attention_context(Backend& be, const AttentionShape& s, const float* probs,
   const int ld_ctx = s.heads * s.d_v;
   // ctx[b, :, h] = P_bh · V_bh
   batched(be, v.bf16, Trans::No, Trans::No, s.queries, s.d_v, s.keys, probs, false, s.keys, v.data, v.bf16, v.ld, ctx,
-          ld_ctx, GemmBatch{s.batch, s.heads, s.heads * block, block, v.batch_stride, s.d_v,
-                            static_cast<std::int64_t>(s.queries) * ld_ctx, s.d_v});
+          ld_ctx,
+          GemmBatch{s.batch, s.heads, s.heads * block, block, v.batch_stride, s.d_v,
+                    static_cast<std::int64_t>(s.queries) * ld_ctx, s.d_v});
 }
 
-void attention_backward(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, HeadsView v,
-                        const float* probs, const float* dctx, float* dprobs, float* dq, float* dk,
-                        float* dv) {
+void attention_backward(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, HeadsView v, const float* probs,
+                        const float* dctx, float* dprobs, float* dq, float* dk, float* dv) {
   const std::int64_t block = static_cast<std::int64_t>(s.queries) * s.keys;
   const int ld_ctx = s.heads * s.d_v;
   const std::int64_t ctx_stride = static_cast<std::int64_t>(s.queries) * ld_ctx;
@@ -58,8 +56,7 @@ void attention_backward(Backend& be, const AttentionShape& s, HeadsView q, Heads
           v.ld, b);
   // dP_bh = dctx_bh · V_bhᵀ
   batched(be, bf16, Trans::No, Trans::Yes, s.queries, s.keys, s.d_v, dctx, false, ld_ctx, v.data, v.bf16, v.ld, dprobs,
-          s.keys, GemmBatch{s.batch, s.heads, ctx_stride, s.d_v, v.batch_stride, s.d_v,
-                            s.heads * block, block});
+          s.keys, GemmBatch{s.batch, s.heads, ctx_stride, s.d_v, v.batch_stride, s.d_v, s.heads * block, block});
   // dS = P ⊙ (dP - rowsum(dP ⊙ P)) / √d_k
   be.attention_softmax_backward(dprobs, probs, s.probs_size() / s.keys, s.keys,
                                 1.0f / std::sqrt(static_cast<float>(s.d_k)));

@@ -52,15 +52,14 @@ void attention_forward(Backend& be, const AttentionShape& s, HeadsView q, HeadsV
 // The two halves of attention_forward. The backward pass recomputes probs and ctx rather than
 // keeping them for every layer: the same kernels on the same inputs give the same bits.
 // probs = softmax(Q·Kᵀ/√d_k) under the mask.
-void attention_probs(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k,
-                     const AttentionMask& mask, float* probs);
+void attention_probs(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, const AttentionMask& mask,
+                     float* probs);
 // ctx [batch·queries, heads·d_v] = probs · V.
 void attention_context(Backend& be, const AttentionShape& s, const float* probs, HeadsView v, float* ctx);
 
 // Given ∂L/∂ctx, writes ∂L/∂q, ∂L/∂k, ∂L/∂v into float buffers laid out like q, k and v (same ld
 // and batch stride, in elements; overwritten). dprobs is scratch of probs' size.
-void attention_backward(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, HeadsView v,
-                        const float* probs, const float* dctx, float* dprobs, float* dq, float* dk,
-                        float* dv);
+void attention_backward(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, HeadsView v, const float* probs,
+                        const float* dctx, float* dprobs, float* dq, float* dk, float* dv);
 
 }  // namespace attn::nn

@@ -40,8 +40,8 @@ void CrossAttention::backward(Backend& be, const float* x, const float* memory, 
   attention_probs(be, s, queries, k, mask, cache.probs);
   attention_context(be, s, cache.probs, v, cache.ctx);
   out.backward(be, cache.ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false, scratch.dy_bf16);
-  attention_backward(be, s, queries, k, v, cache.probs, scratch.d_ctx, scratch.d_probs, scratch.d_q,
-                     scratch.d_kv, scratch.d_kv + heads * d_k);
+  attention_backward(be, s, queries, k, v, cache.probs, scratch.d_ctx, scratch.d_probs, scratch.d_q, scratch.d_kv,
+                     scratch.d_kv + heads * d_k);
   q.backward(be, x, scratch.d_q, rows, dx, /*accumulate_dx=*/true, scratch.dy_bf16);
   kv.backward(be, memory, scratch.d_kv, memory_rows, d_memory, /*accumulate_dx=*/true, scratch.dy_bf16);
 }

@@ -24,9 +24,7 @@ struct CrossAttention {
     Bf16* kv_bf16 = nullptr;
   };
 
-  AttentionShape shape(int batch, int queries, int keys) const {
-    return {batch, heads, d_k, d_v, queries, keys};
-  }
+  AttentionShape shape(int batch, int queries, int keys) const { return {batch, heads, d_k, d_v, queries, keys}; }
   // Views of memory projected by the fused kv product ([rows, h·(d_k + d_v)], as incremental
   // decoding keeps it), for `length` memory rows per sentence.
   HeadsView keys(Projected kv_rows, int length) const;
@@ -34,13 +32,13 @@ struct CrossAttention {
 
   // memory_kv: the memory already projected by kv (incremental decoding projects it once per
   // sentence), or null to project memory here into cache.kv. Returns the shape of cache.probs.
-  AttentionShape forward(Backend& be, const float* x, const float* memory, int batch, int length,
-                         int memory_length, const AttentionMask& mask, const Cache& cache, float* y,
+  AttentionShape forward(Backend& be, const float* x, const float* memory, int batch, int length, int memory_length,
+                         const AttentionMask& mask, const Cache& cache, float* y,
                          const float* memory_kv = nullptr) const;
   // dx += ∂L/∂x and d_memory += ∂L/∂memory. The mask is the forward pass's.
-  void backward(Backend& be, const float* x, const float* memory, int batch, int length,
-                int memory_length, const AttentionMask& mask, const Cache& cache, const float* dy,
-                const AttentionScratch& scratch, float* dx, float* d_memory) const;
+  void backward(Backend& be, const float* x, const float* memory, int batch, int length, int memory_length,
+                const AttentionMask& mask, const Cache& cache, const float* dy, const AttentionScratch& scratch,
+                float* dx, float* d_memory) const;
 };
 
 }  // namespace attn::nn

@@ -29,7 +29,7 @@ struct DecoderLayer {
     CrossAttention::Cache cross_attention;
     ResidualNormCache cross_residual;
     float* after_cross = nullptr;
-    FeedForward::Hidden hidden;    // [rows, d_ff]
+    FeedForward::Hidden hidden;  // [rows, d_ff]
     ResidualNormCache ffn_residual;
   };
 
@@ -45,15 +45,13 @@ struct DecoderLayer {
   // next position of `length` hypotheses per sentence (its self_mask.query_offset is the
   // position; memory is then unused). In both, the tap (if any) receives the attentions.
   // Sublayer outputs go to the cache's buffers; x may alias cache.after_cross, y cache.after_self.
-  void forward(Backend& be, const float* x, const float* memory, int batch, int length,
-               int memory_length, const AttentionMask& self_mask, const AttentionMask& memory_mask,
-               const Dropout& dropout, const Cache& cache, float* y,
-               const Incremental* incremental = nullptr, const TapPoint& tap = {}) const;
+  void forward(Backend& be, const float* x, const float* memory, int batch, int length, int memory_length,
+               const AttentionMask& self_mask, const AttentionMask& memory_mask, const Dropout& dropout,
+               const Cache& cache, float* y, const Incremental* incremental = nullptr, const TapPoint& tap = {}) const;
   // On entry dy = ∂L/∂y, on exit ∂L/∂x; d_memory += ∂L/∂memory.
-  void backward(Backend& be, const float* x, const float* memory, int batch, int length,
-                int memory_length, const AttentionMask& self_mask, const AttentionMask& memory_mask,
-                const Dropout& dropout, const Cache& cache, const LayerScratch& scratch, float* dy,
-                float* d_memory) const;
+  void backward(Backend& be, const float* x, const float* memory, int batch, int length, int memory_length,
+                const AttentionMask& self_mask, const AttentionMask& memory_mask, const Dropout& dropout,
+                const Cache& cache, const LayerScratch& scratch, float* dy, float* d_memory) const;
 };
 
 }  // namespace attn::nn

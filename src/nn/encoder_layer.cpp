@@ -2,9 +2,8 @@
 
 namespace attn::nn {
 
-void EncoderLayer::forward(Backend& be, const float* x, int batch, int length,
-                           const AttentionMask& mask, const Dropout& dropout, const Cache& cache,
-                           float* y, const TapPoint& tap) const {
+void EncoderLayer::forward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask,
+                           const Dropout& dropout, const Cache& cache, float* y, const TapPoint& tap) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   tap(AttentionSite::encoder_self,
       attention.forward(be, x, batch, length, mask, cache.attention, cache.attention_residual.sum),
@@ -16,12 +15,11 @@ void EncoderLayer::forward(Backend& be, const float* x, int batch, int length,
                         dropout.site(dropout_site + 1), cache.ffn_residual, y);
 }
 
-void EncoderLayer::backward(Backend& be, const float* x, int batch, int length,
-                            const AttentionMask& mask, const Dropout& dropout, const Cache& cache, const LayerScratch& scratch,
-                            float* dy) const {
+void EncoderLayer::backward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask,
+                            const Dropout& dropout, const Cache& cache, const LayerScratch& scratch, float* dy) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
-  residual_norm_backward(be, ffn_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 1),
-                         cache.ffn_residual, scratch.d_sublayer);
+  residual_norm_backward(be, ffn_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 1), cache.ffn_residual,
+                         scratch.d_sublayer);
   residual_norm_output(be, attention_norm, cache.attention_residual, rows, cache.middle);
   ffn.backward(be, cache.middle, rows, cache.hidden, scratch.d_sublayer, scratch.d_hidden, dy, scratch.dy_bf16);
   residual_norm_backward(be, attention_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 0),

@@ -28,8 +28,8 @@ struct EncoderLayer {
   };
 
   // x, y: [B·S, d_model]
-  void forward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask,
-               const Dropout& dropout, const Cache& cache, float* y, const TapPoint& tap = {}) const;
+  void forward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask, const Dropout& dropout,
+               const Cache& cache, float* y, const TapPoint& tap = {}) const;
   // On entry dy = ∂L/∂y, on exit ∂L/∂x.
   void backward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask, const Dropout& dropout,
                 const Cache& cache, const LayerScratch& scratch, float* dy) const;

@@ -10,8 +10,8 @@ void FeedForward::forward(Backend& be, const float* x, std::int64_t rows, const 
   fc2.forward(be, hidden.bf16, rows, y);
 }
 
-void FeedForward::backward(Backend& be, const float* x, std::int64_t rows, const Hidden& hidden,
-                           const float* dy, float* d_hidden, float* dx, Bf16* dy_bf16) const {
+void FeedForward::backward(Backend& be, const float* x, std::int64_t rows, const Hidden& hidden, const float* dy,
+                           float* d_hidden, float* dx, Bf16* dy_bf16) const {
   if (hidden.bf16) {
     fc2.backward(be, hidden.bf16, dy, rows, d_hidden, /*accumulate_dx=*/false, dy_bf16);
     be.relu_backward(d_hidden, hidden.bf16, rows * fc1.out);

@@ -20,8 +20,8 @@ struct FeedForward {
   // y [rows, d_model].
   void forward(Backend& be, const float* x, std::int64_t rows, const Hidden& hidden, float* y) const;
   // dx += ∂L/∂x; d_hidden is scratch [rows, d_ff], dy_bf16 too (see Linear::backward).
-  void backward(Backend& be, const float* x, std::int64_t rows, const Hidden& hidden, const float* dy,
-                float* d_hidden, float* dx, Bf16* dy_bf16 = nullptr) const;
+  void backward(Backend& be, const float* x, std::int64_t rows, const Hidden& hidden, const float* dy, float* d_hidden,
+                float* dx, Bf16* dy_bf16 = nullptr) const;
 };
 
 }  // namespace attn::nn

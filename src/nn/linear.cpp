@@ -4,35 +4,38 @@
 
 namespace attn::nn {
 
-void Linear::forward(Backend& be, const float* x, std::int64_t rows, float* y, bool relu,
-                     int ldy) const {
+void Linear::forward(Backend& be, const float* x, std::int64_t rows, float* y, bool relu, int ldy) const {
   if (ldy == 0) ldy = out;
   be.gemm(Trans::No, Trans::Yes, static_cast<int>(rows), out, in, 1.0f, x, in, weight, in, 0.0f, y, ldy);
   if (!bias) return;
   if (ldy != out) {  // strided output (e.g. into a key/value cache): add the bias row by row
     for (std::int64_t r = 0; r < rows; ++r) {
-      if (relu) be.add_bias_relu(y + r * ldy, bias, 1, out);
-      else be.add_bias(y + r * ldy, bias, 1, out);
+      if (relu)
+        be.add_bias_relu(y + r * ldy, bias, 1, out);
+      else
+        be.add_bias(y + r * ldy, bias, 1, out);
     }
     return;
   }
-  if (relu) be.add_bias_relu(y, bias, rows, out);
-  else be.add_bias(y, bias, rows, out);
+  if (relu)
+    be.add_bias_relu(y, bias, rows, out);
+  else
+    be.add_bias(y, bias, rows, out);
 }
 
 void Linear::forward(Backend& be, const Bf16* x, std::int64_t rows, float* y) const {
-  be.gemm_mixed(Trans::No, Trans::Yes, static_cast<int>(rows), out, in, 1.0f, x, true, in, weight, false, in, 0.0f,
-                y, out);
+  be.gemm_mixed(Trans::No, Trans::Yes, static_cast<int>(rows), out, in, 1.0f, x, true, in, weight, false, in, 0.0f, y,
+                out);
   if (bias) be.add_bias(y, bias, rows, out);
 }
 
-void Linear::backward(Backend& be, const float* x, const float* dy, std::int64_t rows, float* dx,
-                      bool accumulate_dx, Bf16* dy_bf16) const {
+void Linear::backward(Backend& be, const float* x, const float* dy, std::int64_t rows, float* dx, bool accumulate_dx,
+                      Bf16* dy_bf16) const {
   backward(be, x, false, dy, rows, dx, accumulate_dx, dy_bf16);
 }
 
-void Linear::backward(Backend& be, const Bf16* x, const float* dy, std::int64_t rows, float* dx,
-                      bool accumulate_dx, Bf16* dy_bf16) const {
+void Linear::backward(Backend& be, const Bf16* x, const float* dy, std::int64_t rows, float* dx, bool accumulate_dx,
+                      Bf16* dy_bf16) const {
   backward(be, x, true, dy, rows, dx, accumulate_dx, dy_bf16);
 }
 
@@ -57,12 +60,16 @@ void Linear::backward(Backend& be, const void* x, bool x_bf16, const float* dy, 
     return;
   }
   const void* g = dy;
-  if (dy_bf16 && bias) be.bias_grad_to_bf16(dy, rows, out, bias_grad, dy_bf16), g = dy_bf16;
-  else if (dy_bf16) be.to_bf16(dy, rows * out, dy_bf16), g = dy_bf16;
-  else if (bias) be.bias_grad(dy, rows, out, bias_grad);
-  be.gemm_mixed(Trans::Yes, Trans::No, out, in, r, 1.0f, g, dy_bf16 != nullptr, out, x, x_bf16, in, 1.0f,
-                weight_grad, in);
-  if (dx) be.gemm_mixed(Trans::No, Trans::No, r, in, out, 1.0f, g, dy_bf16 != nullptr, out, weight, false, in, beta, dx, in);
+  if (dy_bf16 && bias)
+    be.bias_grad_to_bf16(dy, rows, out, bias_grad, dy_bf16), g = dy_bf16;
+  else if (dy_bf16)
+    be.to_bf16(dy, rows * out, dy_bf16), g = dy_bf16;
+  else if (bias)
+    be.bias_grad(dy, rows, out, bias_grad);
+  be.gemm_mixed(Trans::Yes, Trans::No, out, in, r, 1.0f, g, dy_bf16 != nullptr, out, x, x_bf16, in, 1.0f, weight_grad,
+                in);
+  if (dx)
+    be.gemm_mixed(Trans::No, Trans::No, r, in, out, 1.0f, g, dy_bf16 != nullptr, out, weight, false, in, beta, dx, in);
 }
 
 }  // namespace attn::nn

@@ -24,19 +24,18 @@ struct ResidualNormCache {
 
 // sublayer_out [rows, dim] is consumed (overwritten); y receives the normalised sum.
 // cache.mean/rstd may be null when no backward pass follows (inference).
-void residual_norm_forward(Backend& be, const LayerNormParams& norm, const float* x,
-                           float* sublayer_out, std::int64_t rows, float dropout,
-                           std::uint64_t dropout_seed, const ResidualNormCache& cache, float* y);
+void residual_norm_forward(Backend& be, const LayerNormParams& norm, const float* x, float* sublayer_out,
+                           std::int64_t rows, float dropout, std::uint64_t dropout_seed, const ResidualNormCache& cache,
+                           float* y);
 
 // y again, from the cache (the backward pass recomputes outputs instead of keeping them): the
 // same kernel on the same sum gives the same bits.
-void residual_norm_output(Backend& be, const LayerNormParams& norm, const ResidualNormCache& cache,
-                          std::int64_t rows, float* y);
+void residual_norm_output(Backend& be, const LayerNormParams& norm, const ResidualNormCache& cache, std::int64_t rows,
+                          float* y);
 
 // On entry dy holds ∂L/∂y; on exit it holds ∂L/∂(x + ...) which is the residual path's ∂L/∂x,
 // and d_sublayer_out receives ∂L/∂sublayer_out (through the same dropout mask).
-void residual_norm_backward(Backend& be, const LayerNormParams& norm, float* dy, std::int64_t rows,
-                            float dropout, std::uint64_t dropout_seed, const ResidualNormCache& cache,
-                            float* d_sublayer_out);
+void residual_norm_backward(Backend& be, const LayerNormParams& norm, float* dy, std::int64_t rows, float dropout,
+                            std::uint64_t dropout_seed, const ResidualNormCache& cache, float* d_sublayer_out);
 
 }  // namespace attn::nn

@@ -8,7 +8,7 @@
 
 namespace attn::nn {
 
-struct AttentionScratch {  // backward-pass temporaries, shared by all layers
+struct AttentionScratch {    // backward-pass temporaries, shared by all layers
   float* d_ctx = nullptr;    // [rows, h·d_v]
   float* d_probs = nullptr;  // [batch, h, queries, keys]
   float* d_q = nullptr;      // like the cache's q (or qkv)
@@ -34,8 +34,8 @@ struct SelfAttention {
     // [B·T, h·d_k + h·d_k + h·d_v]: each row's Q, K and V side by side, from one product over the
     // fused W_qkv; the batched attention products read each head's block in place (any row stride).
     float* qkv = nullptr;
-    float* probs = nullptr;  // [B, h, T, T]; may be shared, like ctx
-    float* ctx = nullptr;    // [B·T, h·d_v]; may be shared: backward recomputes it from probs and V
+    float* probs = nullptr;    // [B, h, T, T]; may be shared, like ctx
+    float* ctx = nullptr;      // [B·T, h·d_v]; may be shared: backward recomputes it from probs and V
     Bf16* qkv_bf16 = nullptr;  // if set, what attention reads (qkv may then be shared: project_kept)
   };
 

@@ -2,17 +2,15 @@
 
 namespace attn::nn {
 
-void SharedEmbedding::embed(Backend& be, const std::int32_t* ids, int batch, int length,
-                            const float* positions, const Dropout& dropout, std::uint64_t site,
-                            float* out) const {
+void SharedEmbedding::embed(Backend& be, const std::int32_t* ids, int batch, int length, const float* positions,
+                            const Dropout& dropout, std::uint64_t site, float* out) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   be.embedding(ids, rows, table, dim, scale, positions, length, out);
   be.dropout(out, out, rows * dim, dropout.rate, dropout.site(site));
 }
 
-void SharedEmbedding::embed_backward(Backend& be, const std::int32_t* ids, int batch, int length,
-                                     float* d_out, const Dropout& dropout, std::uint64_t site,
-                                     float* positions_grad) const {
+void SharedEmbedding::embed_backward(Backend& be, const std::int32_t* ids, int batch, int length, float* d_out,
+                                     const Dropout& dropout, std::uint64_t site, float* positions_grad) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   be.dropout(d_out, d_out, rows * dim, dropout.rate, dropout.site(site));
   be.embedding_backward(ids, rows, d_out, dim, scale, table_grad);

@@ -14,15 +14,15 @@ struct SharedEmbedding {
   const float* table = nullptr;  // [vocab, dim]
   float* table_grad = nullptr;
   int vocab = 0, dim = 0;
-  float scale = 1;               // √d_model
+  float scale = 1;  // √d_model
 
   // out [B·T, dim] = dropout(E[ids]·scale + positions[t]); positions [≥T, dim].
   void embed(Backend& be, const std::int32_t* ids, int batch, int length, const float* positions,
              const Dropout& dropout, std::uint64_t site, float* out) const;
   // d_out is consumed (dropout applied in place); E's gradient and, if given, the learned
   // positions' gradient are accumulated.
-  void embed_backward(Backend& be, const std::int32_t* ids, int batch, int length, float* d_out,
-                      const Dropout& dropout, std::uint64_t site, float* positions_grad) const;
+  void embed_backward(Backend& be, const std::int32_t* ids, int batch, int length, float* d_out, const Dropout& dropout,
+                      std::uint64_t site, float* positions_grad) const;
 
   // The pre-softmax projection as a layer: weight E, no bias.
   Linear output_layer() const;

@@ -41,7 +41,8 @@ json parse_body(const httplib::Request& req, const char* invalid_json) {
     throw ApiError(400, "Invalid request: the body is not valid UTF-8 (byte " + std::to_string(*bad + 1) + ")");
   const json::parser_callback_t depth = [&](int level, json::parse_event_t, json&) {
     if (level > kMaxJsonDepth)
-      throw ApiError(400, std::string(invalid_json) + ": nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+      throw ApiError(400,
+                     std::string(invalid_json) + ": nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
     return true;
   };
   try {
@@ -57,9 +58,12 @@ json libre_request(const httplib::Request& req) {
   json out = json::object();
   for (const char* key : {"q", "source", "target", "format", "api_key", "alternatives"}) {
     std::string value;
-    if (req.has_param(key)) value = req.get_param_value(key);
-    else if (req.has_file(key)) value = req.get_file_value(key).content;
-    else continue;
+    if (req.has_param(key))
+      value = req.get_param_value(key);
+    else if (req.has_file(key))
+      value = req.get_file_value(key).content;
+    else
+      continue;
     if (std::string(key) == "alternatives") {
       try {
         std::size_t used = 0;
@@ -105,23 +109,33 @@ const std::string* api_key_of(const httplib::Request& req, const json& body, std
 
 // Paths as the metrics label them (unknown paths share one label).
 std::string metric_path(const std::string& path) {
-  static const std::set<std::string> known{"/",         "/translate", "/languages", "/v1/translate", "/v1/score",
-                                           "/v1/models", "/health",   "/metrics",   "/frontend/settings"};
+  static const std::set<std::string> known{"/",          "/translate", "/languages", "/v1/translate",     "/v1/score",
+                                           "/v1/models", "/health",    "/metrics",   "/frontend/settings"};
   return known.count(path) ? path : "other";
 }
 
 std::string reason(int status) {
   switch (status) {
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 413: return "Request Entity Too Large";
-    case 414: return "URI Too Long";
-    case 416: return "Range Not Satisfiable";
-    case 431: return "Request Header Fields Too Large";
-    case 503: return "Service Unavailable";
-    default: return status >= 500 ? "Internal Server Error" : "HTTP error " + std::to_string(status);
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 408:
+      return "Request Timeout";
+    case 413:
+      return "Request Entity Too Large";
+    case 414:
+      return "URI Too Long";
+    case 416:
+      return "Range Not Satisfiable";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return status >= 500 ? "Internal Server Error" : "HTTP error " + std::to_string(status);
   }
 }
 
@@ -161,7 +175,8 @@ HttpServer::HttpServer(Service& service) : service_(service), server_(std::make_
     if (req.method != "POST") return httplib::Server::HandlerResponse::Unhandled;
     const std::string encoding = req.get_header_value("Content-Encoding");
     if (!encoding.empty() && encoding != "identity") {
-      send_error(res, 415, "Unsupported Media Type: Content-Encoding " + encoding + " is not accepted; send the body as is");
+      send_error(res, 415,
+                 "Unsupported Media Type: Content-Encoding " + encoding + " is not accepted; send the body as is");
     } else if (!req.has_header("Content-Length")) {
       send_error(res, 411, "Length Required: send the body with a Content-Length (not chunked)");
     } else {
@@ -209,8 +224,8 @@ HttpServer::HttpServer(Service& service) : service_(service), server_(std::make_
         send_error(res, 500, std::string("Cannot translate text: ") + e.what());
       }
       --in_flight_;
-      service_.metrics().request(
-          path, res.status, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      service_.metrics().request(path, res.status,
+                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     };
   };
   const auto keyed = [this](const httplib::Request& req, const json& body) {
@@ -219,40 +234,40 @@ HttpServer::HttpServer(Service& service) : service_(service), server_(std::make_
   };
 
   s.Post("/translate", route("/translate", [this, keyed](const httplib::Request& req, httplib::Response& res) {
-    const json body = libre_request(req);
-    keyed(req, body);
-    send_json(res, 200, service_.libre_translate(body));
-  }));
+           const json body = libre_request(req);
+           keyed(req, body);
+           send_json(res, 200, service_.libre_translate(body));
+         }));
   s.Get("/languages", route("/languages", [this](const httplib::Request&, httplib::Response& res) {
-    send_json(res, 200, service_.languages());
-  }));
+          send_json(res, 200, service_.languages());
+        }));
   s.Get("/frontend/settings", route("/frontend/settings", [this](const httplib::Request&, httplib::Response& res) {
-    send_json(res, 200, service_.frontend_settings());
-  }));
+          send_json(res, 200, service_.frontend_settings());
+        }));
   s.Post("/v1/translate", route("/v1/translate", [this, keyed](const httplib::Request& req, httplib::Response& res) {
-    const json body = parse_body(req, "Invalid request: the body is not JSON");
-    keyed(req, body);
-    send_json(res, 200, service_.translate(body));
-  }));
+           const json body = parse_body(req, "Invalid request: the body is not JSON");
+           keyed(req, body);
+           send_json(res, 200, service_.translate(body));
+         }));
   s.Post("/v1/score", route("/v1/score", [this, keyed](const httplib::Request& req, httplib::Response& res) {
-    const json body = parse_body(req, "Invalid request: the body is not JSON");
-    keyed(req, body);
-    send_json(res, 200, service_.score(body));
-  }));
+           const json body = parse_body(req, "Invalid request: the body is not JSON");
+           keyed(req, body);
+           send_json(res, 200, service_.score(body));
+         }));
   s.Get("/v1/models", route("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
-    send_json(res, 200, service_.models());
-  }));
+          send_json(res, 200, service_.models());
+        }));
   s.Get("/health", route("/health", [this](const httplib::Request&, httplib::Response& res) {
-    send_json(res, service_.draining() ? 503 : 200, service_.health());
-  }));
+          send_json(res, service_.draining() ? 503 : 200, service_.health());
+        }));
   s.Get("/metrics", route("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(service_.metrics().text(service_.queued_sentences(), in_flight_.load()),
-                    "text/plain; version=0.0.4; charset=utf-8");
-  }));
+          res.set_content(service_.metrics().text(service_.queued_sentences(), in_flight_.load()),
+                          "text/plain; version=0.0.4; charset=utf-8");
+        }));
   s.Get("/", route("/", [this](const httplib::Request&, httplib::Response& res) {
-    const std::string& file = service_.options().page_file;
-    res.set_content(file.empty() ? std::string(web_page()) : read_file(file), "text/html; charset=utf-8");
-  }));
+          const std::string& file = service_.options().page_file;
+          res.set_content(file.empty() ? std::string(web_page()) : read_file(file), "text/html; charset=utf-8");
+        }));
   // Browsers ask before a cross-origin POST with a JSON body.
   s.Options(R"(.*)", [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
 }

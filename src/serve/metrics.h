@@ -36,7 +36,7 @@ class Metrics {
 
  private:
   mutable std::mutex mutex_;
-  std::map<std::pair<std::string, int>, std::uint64_t> requests_;  // (path, status)
+  std::map<std::pair<std::string, int>, std::uint64_t> requests_;   // (path, status)
   std::map<std::string, std::array<std::uint64_t, 3>> translated_;  // model: sentences, source, target tokens
   std::map<std::string, double> busy_seconds_;                      // model: seconds translating
   Histogram latency_, batch_sentences_;

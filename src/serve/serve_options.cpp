@@ -10,7 +10,8 @@ ModelSpec parse_model_spec(const std::string& text) {
   if (equals == std::string::npos || equals + 1 == text.size()) throw Error(form);
   const std::string pair = text.substr(0, equals);
   const auto dash = pair.find('-');
-  if (dash == std::string::npos || dash == 0 || dash + 1 == pair.size() || pair.find('-', dash + 1) != std::string::npos)
+  if (dash == std::string::npos || dash == 0 || dash + 1 == pair.size() ||
+      pair.find('-', dash + 1) != std::string::npos)
     throw Error(form);
   ModelSpec spec{pair.substr(0, dash), pair.substr(dash + 1), text.substr(equals + 1)};
   for (const std::string* code : {&spec.source, &spec.target})

@@ -8,8 +8,8 @@
 namespace attn::serve {
 
 struct ModelSpec {
-  std::string source, target;   // language codes ("en", "es")
-  std::filesystem::path dir;    // the model folder
+  std::string source, target;  // language codes ("en", "es")
+  std::filesystem::path dir;   // the model folder
   std::string id() const { return source + "-" + target; }
 };
 
@@ -33,14 +33,14 @@ struct Limits {
 
 struct ServeOptions {
   std::string host = "127.0.0.1";
-  int port = 8080;                       // 0: any free port
+  int port = 8080;  // 0: any free port
   std::vector<ModelSpec> models;
-  std::vector<std::string> api_keys;     // empty: no key needed
+  std::vector<std::string> api_keys;  // empty: no key needed
   BatchOptions batching;
   Limits limits;
-  int http_threads = 128;                // connections served at once
-  int threads = 0;                       // matrix-product threads (0: all cores)
-  std::string page_file;                 // serve this file as the page instead of the built-in one
+  int http_threads = 128;  // connections served at once
+  int threads = 0;         // matrix-product threads (0: all cores)
+  std::string page_file;   // serve this file as the page instead of the built-in one
 };
 
 }  // namespace attn::serve

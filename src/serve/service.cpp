@@ -36,10 +36,10 @@ std::string quoted(const json& value) {
 // themselves.
 std::string language_name(const std::string& code) {
   static const std::map<std::string, std::string> names{
-      {"ar", "Arabic"},  {"de", "German"},  {"en", "English"}, {"es", "Spanish"},    {"fr", "French"},
-      {"he", "Hebrew"},  {"hi", "Hindi"},   {"it", "Italian"}, {"ja", "Japanese"},   {"ko", "Korean"},
-      {"nl", "Dutch"},   {"pl", "Polish"},  {"pt", "Portuguese"}, {"ru", "Russian"}, {"tr", "Turkish"},
-      {"uk", "Ukrainian"}, {"zh", "Chinese"}, {"la", "Latin"}, {"el", "Greek"},     {"kjv", "English (KJV)"},
+      {"ar", "Arabic"},        {"de", "German"},  {"en", "English"},    {"es", "Spanish"},  {"fr", "French"},
+      {"he", "Hebrew"},        {"hi", "Hindi"},   {"it", "Italian"},    {"ja", "Japanese"}, {"ko", "Korean"},
+      {"nl", "Dutch"},         {"pl", "Polish"},  {"pt", "Portuguese"}, {"ru", "Russian"},  {"tr", "Turkish"},
+      {"uk", "Ukrainian"},     {"zh", "Chinese"}, {"la", "Latin"},      {"el", "Greek"},    {"kjv", "English (KJV)"},
       {"web", "English (WEB)"}};
   const auto it = names.find(code);
   return it == names.end() ? code : it->second;
@@ -78,7 +78,8 @@ std::vector<std::string> texts_of(const json& q) {
 
 void check_text_limits(const std::vector<std::string>& texts, const Limits& limits) {
   if (texts.size() > static_cast<std::size_t>(limits.max_texts))
-    invalid("request (" + std::to_string(texts.size()) + ") exceeds text limit (" + std::to_string(limits.max_texts) + ")");
+    invalid("request (" + std::to_string(texts.size()) + ") exceeds text limit (" + std::to_string(limits.max_texts) +
+            ")");
   std::size_t chars = 0;
   for (const auto& t : texts) chars += characters(t);
   if (chars > static_cast<std::size_t>(limits.max_chars))
@@ -133,7 +134,8 @@ AttentionSelection attention_selection(const json& value, const ModelConfig& con
         if (key != "kinds" && key != "layers" && key != "heads")
           invalid("attention has no key \"" + key + "\" (it takes kinds, layers, heads)");
       if (value.contains("kinds")) parse_attention_kinds(list_text(value["kinds"], "kinds"), s);
-      if (value.contains("layers")) s.layers = parse_index_list("attention.layers", list_text(value["layers"], "layers"));
+      if (value.contains("layers"))
+        s.layers = parse_index_list("attention.layers", list_text(value["layers"], "layers"));
       if (value.contains("heads")) s.heads = parse_index_list("attention.heads", list_text(value["heads"], "heads"));
     } else if (!value.is_boolean()) {
       invalid("attention must be true, false or an object {kinds, layers, heads}");
@@ -153,7 +155,7 @@ json hypothesis_json(const data::Vocabulary& vocabulary, const Hypothesis& h) {
 
 struct Service::Sentences {
   std::vector<std::vector<std::int32_t>> ids;
-  std::vector<int> tokens;    // before cropping
+  std::vector<int> tokens;  // before cropping
   std::vector<bool> cropped;
 };
 
@@ -175,8 +177,8 @@ void Service::drain() {
 }
 
 Clock::time_point Service::deadline() const {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double>(options_.limits.timeout_seconds));
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.limits.timeout_seconds));
 }
 
 void Service::check_api_key(const std::string* key) const {
@@ -334,9 +336,9 @@ int Service::model_for(const nlohmann::json& request) const {
 
 nlohmann::json Service::translate(const nlohmann::json& request) {
   if (!request.is_object()) invalid("the body must be a JSON object");
-  static const std::vector<std::string> keys{"model", "source", "target", "q", "beam", "alpha", "n_best",
-                                             "max_length_a", "max_length_b", "min_length", "attention",
-                                             "alignment", "api_key"};
+  static const std::vector<std::string> keys{
+      "model",        "source",       "target",     "q",         "beam",      "alpha",  "n_best",
+      "max_length_a", "max_length_b", "min_length", "attention", "alignment", "api_key"};
   for (const auto& [key, v] : request.items())
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) invalid("unknown key \"" + key + "\"");
   const int model = model_for(request);
@@ -377,9 +379,12 @@ nlohmann::json Service::translate(const nlohmann::json& request) {
       layer = integer(alignment, "layer", -1, 0, 1 << 20);
       if (alignment.contains("head")) {
         const json& h = alignment["head"];
-        if (h.is_number_integer()) head = std::to_string(h.get<long long>());
-        else if (h.is_string()) head = h.get<std::string>();
-        else invalid("alignment.head must be a head number or \"mean\"");
+        if (h.is_number_integer())
+          head = std::to_string(h.get<long long>());
+        else if (h.is_string())
+          head = h.get<std::string>();
+        else
+          invalid("alignment.head must be a head number or \"mean\"");
       }
       threshold = number(alignment, "threshold", 0, 0, 1);
     } else if (!alignment.is_boolean()) {
@@ -421,10 +426,10 @@ nlohmann::json Service::translate(const nlohmann::json& request) {
     t["cropped"] = static_cast<bool>(sentences.cropped[i]);
     t["n_best"] = std::move(n_best);
     if (job.export_attention) {
-      const inspect::AttentionRecord record = make_attention_record(
-          vocabulary, static_cast<std::int64_t>(i) + 1, texts[i], t["text"].get<std::string>(), source_ids[i],
-          best ? best->tokens : std::vector<std::int32_t>{}, best ? best->log_prob : 0.0, best ? best->score : 0.0,
-          std::move(r.attention));
+      const inspect::AttentionRecord record =
+          make_attention_record(vocabulary, static_cast<std::int64_t>(i) + 1, texts[i], t["text"].get<std::string>(),
+                                source_ids[i], best ? best->tokens : std::vector<std::int32_t>{},
+                                best ? best->log_prob : 0.0, best ? best->score : 0.0, std::move(r.attention));
       if (want_alignment) {
         t["alignment"] = best ? inspect::format_pharaoh(inspect::align_record(record, align)) : "";
         t["source_words"] = inspect::group_pieces(record.source_pieces).words;
@@ -474,8 +479,8 @@ nlohmann::json Service::score(const nlohmann::json& request) {
   chars.max_texts = static_cast<int>(all.size());
   check_text_limits(all, chars);
   const ServedModel& served = models_[static_cast<std::size_t>(model)];
-  const bool want_attention = request.contains("attention") &&
-                              !(request["attention"].is_boolean() && !request["attention"].get<bool>());
+  const bool want_attention =
+      request.contains("attention") && !(request["attention"].is_boolean() && !request["attention"].get<bool>());
   AttentionSelection selection;
   if (want_attention) selection = attention_selection(request["attention"], served.loaded.model->config());
   if (draining_) throw ApiError(503, "The server is shutting down");
@@ -487,22 +492,26 @@ nlohmann::json Service::score(const nlohmann::json& request) {
     bool attention = false;
     std::vector<ForcedDecoding> results;
   };
-  auto work = std::make_shared<Work>(Work{encode(model, sources, false), encode(model, targets, false), selection,
-                                          want_attention, {}});
-  queue_->run(model, [work](Transformer& m) {
-    work->results = force_decode(m, work->s.ids, work->t.ids, 32, work->attention ? &work->selection : nullptr);
-  }, deadline());
+  auto work = std::make_shared<Work>(
+      Work{encode(model, sources, false), encode(model, targets, false), selection, want_attention, {}});
+  queue_->run(
+      model,
+      [work](Transformer& m) {
+        work->results = force_decode(m, work->s.ids, work->t.ids, 32, work->attention ? &work->selection : nullptr);
+      },
+      deadline());
   const Sentences &s = work->s, &t = work->t;
   const std::vector<ForcedDecoding>& results = work->results;
   json scores = json::array();
   for (std::size_t i = 0; i < results.size(); ++i) {
     const ForcedDecoding& r = results[i];
-    json one{{"log_prob", r.log_prob}, {"target_tokens", r.target_tokens},
+    json one{{"log_prob", r.log_prob},
+             {"target_tokens", r.target_tokens},
              {"perplexity", std::exp(-r.log_prob / std::max(r.target_tokens, 1))}};
     if (want_attention)
-      one["attention"] = json::parse(inspect::to_json_line(make_attention_record(
-          *served.loaded.vocabulary, static_cast<std::int64_t>(i) + 1, sources[i], targets[i], s.ids[i], t.ids[i],
-          r.log_prob, r.log_prob, r.attention)));
+      one["attention"] = json::parse(inspect::to_json_line(
+          make_attention_record(*served.loaded.vocabulary, static_cast<std::int64_t>(i) + 1, sources[i], targets[i],
+                                s.ids[i], t.ids[i], r.log_prob, r.log_prob, r.attention)));
     scores.push_back(std::move(one));
   }
   return {{"model", served.spec.id()}, {"scores", std::move(scores)}};
@@ -517,11 +526,22 @@ nlohmann::json Service::models() const {
                     {"target", m.spec.target},
                     {"path", m.spec.dir.string()},
                     {"config",
-                     {{"d_model", c.d_model}, {"d_ff", c.d_ff}, {"heads", c.heads}, {"d_k", c.d_k}, {"d_v", c.d_v},
-                      {"encoder_layers", c.encoder_layers}, {"decoder_layers", c.decoder_layers},
-                      {"vocab_size", c.vocab_size}, {"max_positions", c.max_positions}}},
-                    {"defaults", {{"beam", 4}, {"alpha", 0.6}, {"n_best", 1}, {"max_length_a", 1.0},
-                                  {"max_length_b", 50}, {"min_length", 0}}}});
+                     {{"d_model", c.d_model},
+                      {"d_ff", c.d_ff},
+                      {"heads", c.heads},
+                      {"d_k", c.d_k},
+                      {"d_v", c.d_v},
+                      {"encoder_layers", c.encoder_layers},
+                      {"decoder_layers", c.decoder_layers},
+                      {"vocab_size", c.vocab_size},
+                      {"max_positions", c.max_positions}}},
+                    {"defaults",
+                     {{"beam", 4},
+                      {"alpha", 0.6},
+                      {"n_best", 1},
+                      {"max_length_a", 1.0},
+                      {"max_length_b", 50},
+                      {"min_length", 0}}}});
   }
   return {{"models", list}};
 }

@@ -21,12 +21,12 @@ class Service {
   ~Service();
 
   nlohmann::json libre_translate(const nlohmann::json& request);  // POST /translate
-  nlohmann::json languages() const;                                 // GET /languages
-  nlohmann::json frontend_settings() const;                         // GET /frontend/settings
+  nlohmann::json languages() const;                               // GET /languages
+  nlohmann::json frontend_settings() const;                       // GET /frontend/settings
   nlohmann::json translate(const nlohmann::json& request);        // POST /v1/translate
   nlohmann::json score(const nlohmann::json& request);            // POST /v1/score
-  nlohmann::json models() const;                                    // GET /v1/models
-  nlohmann::json health() const;                                    // GET /health
+  nlohmann::json models() const;                                  // GET /v1/models
+  nlohmann::json health() const;                                  // GET /health
 
   // Throws ApiError when keys are required and `key` is missing (400) or wrong (403).
   void check_api_key(const std::string* key) const;

@@ -19,15 +19,15 @@ struct TranslationQueue::Job {
   std::size_t remaining = 0;
   std::function<void(Transformer&)> task;  // instead of sentences
   Clock::time_point arrived;
-  std::string error;       // translation failed
+  std::string error;  // translation failed
 };
 
 std::string JobOptions::key() const {
   std::ostringstream k;
   k << std::hexfloat;  // exact: options that differ in the last bit of alpha never share a batch
   const SearchOptions& s = search;
-  k << s.beam_size << ' ' << s.length_penalty << ' ' << s.max_length_a << ' ' << s.max_length_b << ' '
-    << s.min_length << ' ' << s.n_best << ' ' << s.early_stop;
+  k << s.beam_size << ' ' << s.length_penalty << ' ' << s.max_length_a << ' ' << s.max_length_b << ' ' << s.min_length
+    << ' ' << s.n_best << ' ' << s.early_stop;
   if (export_attention) {
     k << " attention " << attention.cross << attention.decoder_self << attention.encoder_self << " layers";
     for (int l : attention.layers) k << ' ' << l;
@@ -131,7 +131,8 @@ void TranslationQueue::run(int model, const std::function<void(Transformer&)>& t
   std::unique_lock lock(mutex_);
   if (stopping_) throw ApiError(503, "The server is shutting down");
   if (queue_.size() + 1 > static_cast<std::size_t>(max_queue_))
-    throw ApiError(429, "Slowdown: the queue is full (" + std::to_string(queue_.size()) + " sentences waiting); retry later");
+    throw ApiError(
+        429, "Slowdown: the queue is full (" + std::to_string(queue_.size()) + " sentences waiting); retry later");
   queue_.push_back({job, 0});
   work_ready_.notify_one();
   wait(lock, job, deadline);
@@ -221,8 +222,10 @@ void TranslationQueue::translate_batch(std::unique_lock<std::mutex>& lock) {
   for (std::size_t p = 0; p < queue_.size(); ++p)
     if (compatible(queue_[p])) candidates.push_back(p);
   const auto length = [&](std::size_t p) { return queue_[p].job->sources[queue_[p].index].size(); };
-  std::stable_sort(candidates.begin(), candidates.end(), [&](std::size_t a, std::size_t b) { return length(a) > length(b); });
-  const std::size_t at = static_cast<std::size_t>(std::find(candidates.begin(), candidates.end(), 0) - candidates.begin());
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](std::size_t a, std::size_t b) { return length(a) > length(b); });
+  const std::size_t at =
+      static_cast<std::size_t>(std::find(candidates.begin(), candidates.end(), 0) - candidates.begin());
   std::size_t first = at, last = at + 1;  // [first, last) in candidates
   const auto fits = [&](std::size_t f, std::size_t l) {
     return l - f <= static_cast<std::size_t>(batching_.max_batch_sentences) &&
@@ -239,7 +242,8 @@ void TranslationQueue::translate_batch(std::unique_lock<std::mutex>& lock) {
     sources.push_back(queue_[p].job->sources[queue_[p].index]);
   }
   std::sort(chosen.begin(), chosen.end());
-  for (auto it = chosen.rbegin(); it != chosen.rend(); ++it) queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(*it));
+  for (auto it = chosen.rbegin(); it != chosen.rend(); ++it)
+    queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(*it));
   const int model = oldest->model;
   const JobOptions options = oldest->options;
   lock.unlock();
@@ -258,7 +262,8 @@ void TranslationQueue::translate_batch(std::unique_lock<std::mutex>& lock) {
   std::int64_t source_tokens = 0, target_tokens = 0;
   for (std::size_t i = 0; i < sources.size(); ++i) {
     source_tokens += static_cast<std::int64_t>(sources[i].size()) + 1;
-    if (error.empty() && !hypotheses[i].empty()) target_tokens += static_cast<std::int64_t>(hypotheses[i][0].tokens.size()) + 1;
+    if (error.empty() && !hypotheses[i].empty())
+      target_tokens += static_cast<std::int64_t>(hypotheses[i][0].tokens.size()) + 1;
   }
   metrics_.batch(models_[static_cast<std::size_t>(model)].spec.id(), static_cast<int>(sources.size()), source_tokens,
                  target_tokens, seconds);

@@ -58,12 +58,14 @@ std::vector<Table3Row> table3_rows() {
   rows.push_back(row("C6", "C", "d_ff=1024", "d_ff", with([](ModelConfig& c) { c.d_ff = 1024; }), {5.12, 25.4, 53}));
   rows.push_back(row("C7", "C", "d_ff=4096", "d_ff", with([](ModelConfig& c) { c.d_ff = 4096; }), {4.75, 26.2, 90}));
   // (D) regularisation.
-  rows.push_back(row("D1", "D", "P_drop=0.0", "P_drop", with([](ModelConfig& c) { c.dropout = 0.0f; }), {5.77, 24.6, 0}));
-  rows.push_back(row("D2", "D", "P_drop=0.2", "P_drop", with([](ModelConfig& c) { c.dropout = 0.2f; }), {4.95, 25.5, 0}));
-  rows.push_back(row("D3", "D", "eps_ls=0.0", "eps_ls", with([](ModelConfig& c) { c.label_smoothing = 0.0f; }),
-                     {4.67, 25.3, 0}));
-  rows.push_back(row("D4", "D", "eps_ls=0.2", "eps_ls", with([](ModelConfig& c) { c.label_smoothing = 0.2f; }),
-                     {5.47, 25.7, 0}));
+  rows.push_back(
+      row("D1", "D", "P_drop=0.0", "P_drop", with([](ModelConfig& c) { c.dropout = 0.0f; }), {5.77, 24.6, 0}));
+  rows.push_back(
+      row("D2", "D", "P_drop=0.2", "P_drop", with([](ModelConfig& c) { c.dropout = 0.2f; }), {4.95, 25.5, 0}));
+  rows.push_back(
+      row("D3", "D", "eps_ls=0.0", "eps_ls", with([](ModelConfig& c) { c.label_smoothing = 0.0f; }), {4.67, 25.3, 0}));
+  rows.push_back(
+      row("D4", "D", "eps_ls=0.2", "eps_ls", with([](ModelConfig& c) { c.label_smoothing = 0.2f; }), {5.47, 25.7, 0}));
   // (E) learned positional embeddings instead of sinusoids.
   rows.push_back(row("E1", "E", "positional embedding instead of sinusoids", "positions",
                      with([](ModelConfig& c) { c.positions = PositionEncoding::Learned; }), {4.92, 25.7, 0}));

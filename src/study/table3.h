@@ -18,12 +18,12 @@ struct PaperResult {
 };
 
 struct Table3Row {
-  std::string id;       // "base", "A1".."A4", "B1", "B2", "C1".."C7", "D1".."D4", "E1", "big"
-  std::string group;    // "base", "A".."E", "big"
-  std::string change;   // the row's cells that differ from base, as the paper prints them
-  std::string knob;     // what the row varies: "h", "d_k", "N", "d_model", "d_ff", "P_drop", "eps_ls",
-                        // "positions" (base: "")
-  ModelConfig model;    // the paper's sizes (vocab_size: its shared 37000-token BPE vocabulary)
+  std::string id;      // "base", "A1".."A4", "B1", "B2", "C1".."C7", "D1".."D4", "E1", "big"
+  std::string group;   // "base", "A".."E", "big"
+  std::string change;  // the row's cells that differ from base, as the paper prints them
+  std::string knob;    // what the row varies: "h", "d_k", "N", "d_model", "d_ff", "P_drop", "eps_ls",
+                       // "positions" (base: "")
+  ModelConfig model;   // the paper's sizes (vocab_size: its shared 37000-token BPE vocabulary)
   int paper_steps = 100000;
   PaperResult paper;
 };
@@ -48,13 +48,13 @@ ModelConfig scaled(const ModelConfig& paper, const Table3Scale& scale);
 
 // The training every run shares: the same number of updates for every row, as the paper did.
 struct Table3Training {
-  int steps = 800;            // updates per row (the paper: 100K; big 300K, scaled alike)
-  int batch_tokens = 1024;    // source and target tokens per batch (the paper: ~25000)
-  int warmup_steps = 200;     // the paper's schedule, warmup shortened with the run
-  double lr_scale = 0.5;      // on the paper's d_model^-0.5 rate: its peak after a short warmup is too
-                              // high for a model this small (the loss stays on the unigram plateau)
-  int threads = 0;            // 0: all cores
-  int bleu_verses = 400;      // the first N dev verses are translated for BLEU (0: all of them)
+  int steps = 800;          // updates per row (the paper: 100K; big 300K, scaled alike)
+  int batch_tokens = 1024;  // source and target tokens per batch (the paper: ~25000)
+  int warmup_steps = 200;   // the paper's schedule, warmup shortened with the run
+  double lr_scale = 0.5;    // on the paper's d_model^-0.5 rate: its peak after a short warmup is too
+                            // high for a model this small (the loss stays on the unigram plateau)
+  int threads = 0;          // 0: all cores
+  int bleu_verses = 400;    // the first N dev verses are translated for BLEU (0: all of them)
 };
 
 // One run of the plan: a row with a seed. Its folder name is "<id>" for seed 1, "<id>-seed<k>".

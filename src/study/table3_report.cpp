@@ -45,7 +45,8 @@ std::string changed_cells(const ModelConfig& c, const ModelConfig& base) {
   if (c.d_model != base.d_model) cells.push_back("d_model=" + std::to_string(c.d_model));
   if (c.d_ff != base.d_ff) cells.push_back("d_ff=" + std::to_string(c.d_ff));
   if (c.heads != base.heads) cells.push_back("h=" + std::to_string(c.heads));
-  if (c.d_k != base.d_k && c.d_v != base.d_v && c.d_k == c.d_v) cells.push_back("d_k=d_v=" + std::to_string(c.d_k));
+  if (c.d_k != base.d_k && c.d_v != base.d_v && c.d_k == c.d_v)
+    cells.push_back("d_k=d_v=" + std::to_string(c.d_k));
   else {
     if (c.d_k != base.d_k) cells.push_back("d_k=" + std::to_string(c.d_k));
     if (c.d_v != base.d_v) cells.push_back("d_v=" + std::to_string(c.d_v));
@@ -59,9 +60,9 @@ std::string changed_cells(const ModelConfig& c, const ModelConfig& base) {
 }
 
 std::string all_cells(const ModelConfig& c) {
-  return "N=" + std::to_string(c.encoder_layers) + ", d_model=" + std::to_string(c.d_model) + ", d_ff=" +
-         std::to_string(c.d_ff) + ", h=" + std::to_string(c.heads) + ", d_k=" + std::to_string(c.d_k) + ", d_v=" +
-         std::to_string(c.d_v) + ", P_drop=" + fixed(c.dropout, 1) + ", ε_ls=" + fixed(c.label_smoothing, 1);
+  return "N=" + std::to_string(c.encoder_layers) + ", d_model=" + std::to_string(c.d_model) +
+         ", d_ff=" + std::to_string(c.d_ff) + ", h=" + std::to_string(c.heads) + ", d_k=" + std::to_string(c.d_k) +
+         ", d_v=" + std::to_string(c.d_v) + ", P_drop=" + fixed(c.dropout, 1) + ", ε_ls=" + fixed(c.label_smoothing, 1);
 }
 
 std::optional<double> ppl(const Table3Results& r, const std::string& name) {
@@ -79,8 +80,10 @@ TrendVerdict worse(const Table3Results& r, double spread, std::string claim, con
   const double rel = (*px - *py) / *py;
   v.evidence = x_label + " " + fixed(*px, 2) + " vs " + y_label + " " + fixed(*py, 2) + " (" + (rel >= 0 ? "+" : "") +
                fixed(100 * rel, 1) + "%)";
-  if (spread > 0 && std::abs(rel) <= spread) v.verdict = "within the spread";
-  else v.verdict = rel > 0 ? "holds" : "does not hold";
+  if (spread > 0 && std::abs(rel) <= spread)
+    v.verdict = "within the spread";
+  else
+    v.verdict = rel > 0 ? "holds" : "does not hold";
   return v;
 }
 
@@ -145,8 +148,8 @@ std::vector<TrendVerdict> trend_verdicts(const Table3Results& r) {
     const auto p = ppl(r, id), b = ppl(r, best);
     if (p && (!b || *p < *b)) best = id, best_label = label;
   }
-  v.push_back(worse(r, s, "too many heads are worse (A: h=32 against the best of h=4, 8, 16)", "A4", "h=32", best,
-                    best_label));
+  v.push_back(
+      worse(r, s, "too many heads are worse (A: h=32 against the best of h=4, 8, 16)", "A4", "h=32", best, best_label));
   v.push_back(worse(r, s, "a smaller key size d_k hurts (B: d_k/4 against base)", "B1", "B1", "base", "base"));
   // Named by the paper's sizes; ours are scaled (N 1/3/4, d_model 64/128/256, d_ff 256/1024).
   v.push_back(worse(r, s, "deeper is better (C: N=2 against base's 6)", "C1", "C1", "base", "base"));
@@ -155,12 +158,14 @@ std::vector<TrendVerdict> trend_verdicts(const Table3Results& r) {
   v.push_back(worse(r, s, "wider is better (C: base's d_model=512 against 1024)", "base", "base", "C5", "C5"));
   v.push_back(worse(r, s, "a wider feed-forward layer is better (C: d_ff=1024 against 4096)", "C6", "C6", "C7", "C7"));
   v.push_back(worse(r, s, "dropout helps (D: P_drop 0.0 against 0.1)", "D1", "P_drop=0.0", "base", "P_drop=0.1"));
-  v.push_back(worse(r, s, "label smoothing hurts perplexity (D: ε_ls 0.1 against 0.0)", "base", "ε_ls=0.1", "D3",
-                    "ε_ls=0.0"));
+  v.push_back(
+      worse(r, s, "label smoothing hurts perplexity (D: ε_ls 0.1 against 0.0)", "base", "ε_ls=0.1", "D3", "ε_ls=0.0"));
   // Learned positions about equal to sinusoids: holds when the difference is within the spread.
   TrendVerdict e = worse(r, s, "learned positions are as good as sinusoids (E)", "E1", "learned", "base", "sinusoidal");
-  if (e.verdict == "within the spread") e.verdict = "holds";
-  else if (e.verdict != "not run") e.verdict = s > 0 ? "does not hold" : "no spread measured";
+  if (e.verdict == "within the spread")
+    e.verdict = "holds";
+  else if (e.verdict != "not run")
+    e.verdict = s > 0 ? "does not hold" : "no spread measured";
   v.push_back(e);
   return v;
 }
@@ -173,7 +178,8 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
   md << "# The paper's Table 3 at small scale\n\n" << setup << "\n";
   md << "## Results\n\n"
      << "Dev perplexity is per subword of our " << scale.vocab_size
-     << "-piece BPE vocabulary and dev BLEU is on our dev verses; the paper's are per wordpiece of its 37000-token vocabulary on newstest2013 (English-German): compare "
+     << "-piece BPE vocabulary and dev BLEU is on our dev verses; the paper's are per wordpiece of its 37000-token "
+        "vocabulary on newstest2013 (English-German): compare "
         "directions, not values. Empty cells: as base. Parameters include the shared embedding.\n\n"
      << "| run | the paper's change | ours | steps | params | dev PPL | dev BLEU | tokens/s | paper: params | "
         "PPL | BLEU |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
@@ -183,7 +189,8 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
     md << "| " << run.name << " | " << (row.change.empty() ? "(base)" : row.change) << " | " << ours << " | "
        << run.steps << " | " << fixed(run.model.parameter_count() / 1e6, 2) << "M | ";
     auto it = r.results.find(run.name);
-    if (it == r.results.end()) md << "not run | | | ";
+    if (it == r.results.end())
+      md << "not run | | | ";
     else
       md << fixed(it->second.dev_ppl, 2) << " | " << fixed(it->second.dev_bleu, 2) << " | "
          << fixed(it->second.tokens_per_second, 0) << " | ";
@@ -198,11 +205,11 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
     if (run.seed == 1) continue;
     const auto a = r.results.find(run.row->id), b = r.results.find(run.name);
     if (a == r.results.end() || b == r.results.end()) continue;
-    if (!any) md << "| row | seed 1 PPL | seed " << run.seed << " PPL | difference | seed 1 BLEU | seed 2 BLEU |\n"
-                 << "|---|---:|---:|---:|---:|---:|\n";
+    if (!any)
+      md << "| row | seed 1 PPL | seed " << run.seed << " PPL | difference | seed 1 BLEU | seed 2 BLEU |\n"
+         << "|---|---:|---:|---:|---:|---:|\n";
     any = true;
-    const double rel = std::abs(a->second.dev_ppl - b->second.dev_ppl) /
-                       std::min(a->second.dev_ppl, b->second.dev_ppl);
+    const double rel = std::abs(a->second.dev_ppl - b->second.dev_ppl) / std::min(a->second.dev_ppl, b->second.dev_ppl);
     md << "| " << run.row->id << " | " << fixed(a->second.dev_ppl, 2) << " | " << fixed(b->second.dev_ppl, 2) << " | "
        << fixed(100 * rel, 1) << "% | " << fixed(a->second.dev_bleu, 2) << " | " << fixed(b->second.dev_bleu, 2)
        << " |\n";
@@ -210,7 +217,8 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
   if (any)
     md << "\nThe largest difference between two seeds of one row, " << fixed(100 * spread, 1)
        << "% of the perplexity, is the spread: a difference between rows no larger than it is not taken as real.\n";
-  else md << "No row has run with a second seed yet: differences between rows cannot be told from noise.\n";
+  else
+    md << "No row has run with a second seed yet: differences between rows cannot be told from noise.\n";
   md << "\n## The paper's trends at this scale\n\n| the paper's finding | ours (dev PPL) | verdict |\n|---|---|---|\n";
   for (const auto& v : trend_verdicts(r)) md << "| " << v.claim << " | " << v.evidence << " | " << v.verdict << " |\n";
 
@@ -271,8 +279,10 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
      << fixed(training.lr_scale, 2) << " with warmup " << training.warmup_steps
      << ", fp32) from its seed, is validated once at its last update (dev perplexity over every dev verse, without "
         "label smoothing), and its last model translates "
-     << (training.bleu_verses > 0 ? "the first " + std::to_string(training.bleu_verses) + " dev verses" : "the dev verses")
-     << " with beam 4 and α 0.6, scored by attn bleu (sacreBLEU's BLEU). No checkpoint averaging, as the paper for Table 3. Every run's options are in "
+     << (training.bleu_verses > 0 ? "the first " + std::to_string(training.bleu_verses) + " dev verses"
+                                  : "the dev verses")
+     << " with beam 4 and α 0.6, scored by attn bleu (sacreBLEU's BLEU). No checkpoint averaging, as the paper for "
+        "Table 3. Every run's options are in "
         "`runs/<run>/options.json`.\n";
   out.markdown = md.str();
   return out;

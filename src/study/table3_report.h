@@ -46,8 +46,8 @@ double seed_spread(const Table3Results& r);
 std::vector<TrendVerdict> trend_verdicts(const Table3Results& r);
 
 struct Table3ReportText {
-  std::string markdown;                      // report.md
-  std::map<std::string, std::string> charts; // file name (group-A.svg ...) -> SVG
+  std::string markdown;                       // report.md
+  std::map<std::string, std::string> charts;  // file name (group-A.svg ...) -> SVG
 };
 
 // `setup` is Markdown describing the data, scale and machine (placed after the title).

@@ -2,8 +2,7 @@
 
 namespace attn {
 
-AdamOptimizer::AdamOptimizer(Transformer& model, AdamOptions options)
-    : model_(model), options_(options) {
+AdamOptimizer::AdamOptimizer(Transformer& model, AdamOptions options) : model_(model), options_(options) {
   Backend& be = model.backend();
   const auto n = static_cast<std::size_t>(model.parameter_count());
   m_.resize(be, n);
@@ -15,8 +14,7 @@ AdamOptimizer::AdamOptimizer(Transformer& model, AdamOptions options)
 void AdamOptimizer::step(float lr, float grad_scale) {
   ++steps_;
   const AdamHyper hyper{lr, options_.beta1, options_.beta2, options_.eps, grad_scale, steps_};
-  model_.backend().adam(model_.parameters(), model_.gradients(), m_.data(), v_.data(), model_.parameter_count(),
-                        hyper);
+  model_.backend().adam(model_.parameters(), model_.gradients(), m_.data(), v_.data(), model_.parameter_count(), hyper);
 }
 
 }  // namespace attn

@@ -9,7 +9,7 @@
 namespace attn {
 
 struct AdamOptions {
-  float beta1 = 0.9f;   // the paper's values
+  float beta1 = 0.9f;  // the paper's values
   float beta2 = 0.98f;
   float eps = 1e-9f;
 };

@@ -40,9 +40,15 @@ CheckpointContents contents_of(const SafetensorsFile& file) {
 }  // namespace
 
 void to_json(nlohmann::json& j, const TrainingProgress& p) {
-  j = {{"step", p.step}, {"epoch", p.epoch}, {"next_batch", p.next_batch}, {"target_tokens", p.target_tokens},
-       {"elapsed_seconds", p.elapsed_seconds}, {"best_valid_loss", p.best_valid_loss}, {"best_step", p.best_step},
-       {"validations_without_improvement", p.validations_without_improvement}, {"ranks", p.ranks}};
+  j = {{"step", p.step},
+       {"epoch", p.epoch},
+       {"next_batch", p.next_batch},
+       {"target_tokens", p.target_tokens},
+       {"elapsed_seconds", p.elapsed_seconds},
+       {"best_valid_loss", p.best_valid_loss},
+       {"best_step", p.best_step},
+       {"validations_without_improvement", p.validations_without_improvement},
+       {"ranks", p.ranks}};
 }
 
 void from_json(const nlohmann::json& j, TrainingProgress& p) {
@@ -90,8 +96,8 @@ CheckpointContents load_checkpoint(const std::filesystem::path& path, Transforme
   const SafetensorsFile file = open_verified(path);
   CheckpointContents c = contents_of(file);
   if (nlohmann::json(c.model_config) != nlohmann::json(model.config()))
-    throw_in(path.string(), "checkpoint was trained with a different model configuration: " +
-                                nlohmann::json(c.model_config).dump());
+    throw_in(path.string(),
+             "checkpoint was trained with a different model configuration: " + nlohmann::json(c.model_config).dump());
   const std::int64_t n = model.parameter_count();
   std::vector<float> params(static_cast<std::size_t>(n)), m, v;
   for (const auto& t : model.layout().tensors()) file.read(t.name, t.shape, params.data() + t.offset);

@@ -20,16 +20,16 @@ namespace attn {
 
 // Everything besides the weights that a resumed run needs to continue exactly.
 struct TrainingProgress {
-  std::int64_t step = 0;            // optimizer updates done
-  std::int64_t epoch = 0;           // epoch of the next batch
-  std::int64_t next_batch = 0;      // index of the next batch within that epoch's order
-  std::int64_t target_tokens = 0;   // target tokens trained on so far
-  double elapsed_seconds = 0;       // training time before this run
-  double best_valid_loss = 1e300;   // best validation cross-entropy so far
+  std::int64_t step = 0;           // optimizer updates done
+  std::int64_t epoch = 0;          // epoch of the next batch
+  std::int64_t next_batch = 0;     // index of the next batch within that epoch's order
+  std::int64_t target_tokens = 0;  // target tokens trained on so far
+  double elapsed_seconds = 0;      // training time before this run
+  double best_valid_loss = 1e300;  // best validation cross-entropy so far
   std::int64_t best_step = 0;
   int validations_without_improvement = 0;
-  int ranks = 1;                    // processes of the run that wrote it (the global batch is
-                                    // batch_tokens x ranks x accumulate)
+  int ranks = 1;  // processes of the run that wrote it (the global batch is
+                  // batch_tokens x ranks x accumulate)
 };
 
 void to_json(nlohmann::json& j, const TrainingProgress& p);
@@ -37,7 +37,7 @@ void from_json(const nlohmann::json& j, TrainingProgress& p);
 
 struct CheckpointContents {
   TrainingProgress progress;
-  nlohmann::json options;           // the training options the run used
+  nlohmann::json options;  // the training options the run used
   ModelConfig model_config;
 };
 
@@ -47,8 +47,7 @@ void save_checkpoint(const std::filesystem::path& path, const Transformer& model
 // Reads the file, verifies its checksum and that it fits the model, then loads the weights (and
 // the optimizer state if one is given). Throws Error naming the file on any problem; on error
 // nothing has been changed.
-CheckpointContents load_checkpoint(const std::filesystem::path& path, Transformer& model,
-                                   AdamOptimizer* optimizer);
+CheckpointContents load_checkpoint(const std::filesystem::path& path, Transformer& model, AdamOptimizer* optimizer);
 
 // Reads only the configuration and progress (verifying the checksum).
 CheckpointContents inspect_checkpoint(const std::filesystem::path& path);

@@ -24,8 +24,12 @@ std::vector<OptionField> option_fields(TrainOptions& o) {
       {"run_dir", "folder for checkpoints, logs and models", &o.run_dir},
       {"max_length", "maximum tokens per side; longer pairs are dropped and counted", &o.max_length},
       {"batch_tokens", "tokens per batch on each side (source, target), padding included", &o.batch_tokens},
-      {"accumulate", "batches per optimizer update on each rank (gradient accumulation); the global batch is batch_tokens x ranks x accumulate", &o.accumulate},
-      {"lr_scale", "factor on the paper's learning rate d_model^-0.5 * min(step^-0.5, step * warmup^-1.5)", &o.lr_scale},
+      {"accumulate",
+       "batches per optimizer update on each rank (gradient accumulation); the global batch is batch_tokens x ranks x "
+       "accumulate",
+       &o.accumulate},
+      {"lr_scale", "factor on the paper's learning rate d_model^-0.5 * min(step^-0.5, step * warmup^-1.5)",
+       &o.lr_scale},
       {"warmup_steps", "learning-rate warmup steps", &o.warmup_steps},
       {"adam_beta1", "Adam beta1", &o.adam_beta1},
       {"adam_beta2", "Adam beta2", &o.adam_beta2},
@@ -36,7 +40,8 @@ std::vector<OptionField> option_fields(TrainOptions& o) {
       {"time_budget_minutes", "stop after this much training time (0: no limit)", &o.time_budget_minutes},
       {"early_stopping", "stop after this many validations without a better dev loss (0: never)", &o.early_stopping},
       {"valid_every", "validate every N updates", &o.valid_every},
-      {"valid_translate", "dev sentences translated (greedy) for BLEU/chrF at each validation (0: none)", &o.valid_translate},
+      {"valid_translate", "dev sentences translated (greedy) for BLEU/chrF at each validation (0: none)",
+       &o.valid_translate},
       {"save_every", "checkpoint every N updates (0: by time only)", &o.save_every},
       {"save_every_minutes", "checkpoint every N minutes (0: by steps only)", &o.save_every_minutes},
       {"keep_checkpoints", "how many of the latest checkpoints to keep", &o.keep_checkpoints},
@@ -45,7 +50,8 @@ std::vector<OptionField> option_fields(TrainOptions& o) {
       {"log_every", "progress line and log record every N updates", &o.log_every},
       {"seed", "random seed: initialisation, batch order, dropout", &o.seed},
       {"threads", "CPU threads (0: all cores; under mpirun, the cores of this rank)", &o.threads},
-      {"precision", "matrix products in fp32, or bf16 (mixed precision, float32 sums; needs AVX512-BF16)", &o.precision},
+      {"precision", "matrix products in fp32, or bf16 (mixed precision, float32 sums; needs AVX512-BF16)",
+       &o.precision},
       {"encoder_layers", "N for the encoder", &m.encoder_layers, true},
       {"decoder_layers", "N for the decoder", &m.decoder_layers, true},
       {"d_model", "model width", &m.d_model, true},
@@ -57,7 +63,8 @@ std::vector<OptionField> option_fields(TrainOptions& o) {
       {"label_smoothing", "epsilon_ls", &m.label_smoothing, true},
       {"positions", "positional encoding: sinusoidal or learned", &m.positions, true},
       {"max_positions", "longest sequence the model accepts", &m.max_positions, true},
-      {"attention_window", "restricted self-attention: r > 0 attends to |i - j| <= r (0: full)", &m.attention_window, true},
+      {"attention_window", "restricted self-attention: r > 0 attends to |i - j| <= r (0: full)", &m.attention_window,
+       true},
   };
 }
 
@@ -75,9 +82,12 @@ nlohmann::json options_to_json(const TrainOptions& options) {
     std::visit(
         [&](auto* p) {
           using T = std::remove_pointer_t<decltype(p)>;
-          if constexpr (std::is_same_v<T, PositionEncoding>) j[f.name] = position_name(*p);
-          else if constexpr (std::is_same_v<T, float>) j[f.name] = float_decimal(*p);
-          else j[f.name] = *p;
+          if constexpr (std::is_same_v<T, PositionEncoding>)
+            j[f.name] = position_name(*p);
+          else if constexpr (std::is_same_v<T, float>)
+            j[f.name] = float_decimal(*p);
+          else
+            j[f.name] = *p;
         },
         f.target);
   }
@@ -88,7 +98,8 @@ void apply_options_json(const nlohmann::json& j, TrainOptions& options, const st
   if (!j.is_object()) throw_in(source, "the configuration must be a JSON object");
   if (j.contains("preset")) {
     if (!j.at("preset").is_string())
-      throw_in(source, "option 'preset' must be one of \"base\", \"big\", \"small\", \"tiny\", got " + j.at("preset").dump());
+      throw_in(source,
+               "option 'preset' must be one of \"base\", \"big\", \"small\", \"tiny\", got " + j.at("preset").dump());
     options.preset = j.at("preset").get<std::string>();
     const int vocab = options.model.vocab_size;
     try {
@@ -111,9 +122,12 @@ void apply_options_json(const nlohmann::json& j, TrainOptions& options, const st
         [&](auto* p) {
           using T = std::remove_pointer_t<decltype(p)>;
           if constexpr (std::is_same_v<T, PositionEncoding>) {
-            if (v == "sinusoidal") *p = PositionEncoding::Sinusoidal;
-            else if (v == "learned") *p = PositionEncoding::Learned;
-            else wrong("\"sinusoidal\" or \"learned\"");
+            if (v == "sinusoidal")
+              *p = PositionEncoding::Sinusoidal;
+            else if (v == "learned")
+              *p = PositionEncoding::Learned;
+            else
+              wrong("\"sinusoidal\" or \"learned\"");
           } else if constexpr (std::is_same_v<T, std::string>) {
             if (!v.is_string()) wrong("a string");
             *p = v.get<std::string>();

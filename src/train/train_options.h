@@ -22,32 +22,32 @@ struct TrainOptions {
   int batch_tokens = 4096;                 // source and target tokens per batch, padding included
   int accumulate = 1;                      // batches per update and rank: ~batch_tokens × ranks × accumulate tokens
   // Optimisation (section 5.3).
-  double lr_scale = 1.0;                   // multiplies d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)
+  double lr_scale = 1.0;  // multiplies d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)
   int warmup_steps = 4000;
   float adam_beta1 = 0.9f, adam_beta2 = 0.98f, adam_eps = 1e-9f;
-  float clip_norm = 0;                     // > 0: rescale gradients whose L2 norm exceeds it
+  float clip_norm = 0;  // > 0: rescale gradients whose L2 norm exceeds it
   // Stopping: whichever comes first (0 = no limit).
   std::int64_t max_steps = 0;
   int max_epochs = 0;
-  double time_budget_minutes = 0;          // training wall-clock time (resumed runs count it all)
-  int early_stopping = 10;                 // validations without a better dev loss; 0 = never
+  double time_budget_minutes = 0;  // training wall-clock time (resumed runs count it all)
+  int early_stopping = 10;         // validations without a better dev loss; 0 = never
   // Validation.
-  int valid_every = 500;                   // steps
-  int valid_translate = 200;               // dev sentences translated greedily for BLEU/chrF; 0 = none
+  int valid_every = 500;      // steps
+  int valid_translate = 200;  // dev sentences translated greedily for BLEU/chrF; 0 = none
   // Checkpoints.
-  int save_every = 1000;                   // steps; 0 = only by time and at the end
-  double save_every_minutes = 10;          // 0 = only by steps and at the end
-  int keep_checkpoints = 5;                // the last K are kept (the paper averages the last 5)
-  int snapshot_every_minutes = 0;          // > 0: also keep a model folder every N minutes of training
-                                           // (snapshots/minute-NNN), to see what a shorter budget gives
+  int save_every = 1000;           // steps; 0 = only by time and at the end
+  double save_every_minutes = 10;  // 0 = only by steps and at the end
+  int keep_checkpoints = 5;        // the last K are kept (the paper averages the last 5)
+  int snapshot_every_minutes = 0;  // > 0: also keep a model folder every N minutes of training
+                                   // (snapshots/minute-NNN), to see what a shorter budget gives
   // Progress.
-  int log_every = 50;                      // steps between progress lines and log records
-  std::uint64_t seed = 1;                  // initialisation, batch order and dropout
-  int threads = 0;                         // 0 = all cores
-  std::string precision = "fp32";          // large matrix products: fp32, or bf16 (mixed precision:
-                                           // bf16 inputs, fp32 sums; needs AVX512-BF16; speed:
-                                           // bench/train_step_bench --precision bf16)
-  std::string preset = "small";            // model preset the model fields start from
+  int log_every = 50;              // steps between progress lines and log records
+  std::uint64_t seed = 1;          // initialisation, batch order and dropout
+  int threads = 0;                 // 0 = all cores
+  std::string precision = "fp32";  // large matrix products: fp32, or bf16 (mixed precision:
+                                   // bf16 inputs, fp32 sums; needs AVX512-BF16; speed:
+                                   // bench/train_step_bench --precision bf16)
+  std::string preset = "small";    // model preset the model fields start from
   ModelConfig model = ModelConfig::preset("small");
 };
 

@@ -56,7 +56,6 @@ void truncate_log(const std::filesystem::path& path, std::int64_t step) {
   write_file_atomic(path, kept);
 }
 
-
 std::string file_sha256(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw_in(path, "cannot open");
@@ -94,9 +93,12 @@ std::string fingerprint_differences(const std::vector<std::string>& all) {
     for (const auto& [key, unused] : keys.items()) {
       const std::string a = first.contains(key) ? first[key].dump() : "(absent)";
       const std::string b = other.contains(key) ? other[key].dump() : "(absent)";
-      if (a != b) diffs += (diffs.empty() ? "" : ", ") + key + " is " + b + " on rank " + std::to_string(r) + ", " + a + " on rank 0";
+      if (a != b)
+        diffs +=
+            (diffs.empty() ? "" : ", ") + key + " is " + b + " on rank " + std::to_string(r) + ", " + a + " on rank 0";
     }
-    if (!diffs.empty()) text += (text.empty() ? "" : "; ") + ("rank " + std::to_string(r) + " differs from rank 0: " + diffs);
+    if (!diffs.empty())
+      text += (text.empty() ? "" : "; ") + ("rank " + std::to_string(r) + " differs from rank 0: " + diffs);
   }
   return text;
 }
@@ -131,10 +133,19 @@ int default_threads(dist::Communicator& ranks) {
 // Options a resumed run may change freely: where and how often things are written, when to stop,
 // how many threads. Every other option shapes the run (data, batches, order, schedule, model).
 bool free_to_change(const std::string& key) {
-  static const std::set<std::string> free{"run_dir",       "threads",         "max_steps",      "max_epochs",
-                                          "time_budget_minutes", "early_stopping", "valid_every", "valid_translate",
-                                          "save_every",    "save_every_minutes", "keep_checkpoints",
-                                          "snapshot_every_minutes", "log_every"};
+  static const std::set<std::string> free{"run_dir",
+                                          "threads",
+                                          "max_steps",
+                                          "max_epochs",
+                                          "time_budget_minutes",
+                                          "early_stopping",
+                                          "valid_every",
+                                          "valid_translate",
+                                          "save_every",
+                                          "save_every_minutes",
+                                          "keep_checkpoints",
+                                          "snapshot_every_minutes",
+                                          "log_every"};
   return free.count(key) > 0;
 }
 
@@ -146,9 +157,11 @@ std::string changed_options(const nlohmann::json& saved, int saved_ranks, const 
   std::string text;
   for (const auto& [key, value] : now.items()) {
     if (free_to_change(key) || !saved.contains(key) || saved.at(key) == value) continue;
-    if (key == "accumulate" && (saved_ranks != ranks || saved.at(key).get<int>() * saved_ranks == value.get<int>() * ranks))
+    if (key == "accumulate" &&
+        (saved_ranks != ranks || saved.at(key).get<int>() * saved_ranks == value.get<int>() * ranks))
       continue;
-    text += (text.empty() ? "" : "; ") + key + " is " + value.dump() + " now, " + saved.at(key).dump() + " in the checkpoint";
+    text += (text.empty() ? "" : "; ") + key + " is " + value.dump() + " now, " + saved.at(key).dump() +
+            " in the checkpoint";
   }
   return text;
 }
@@ -222,14 +235,16 @@ Trainer::Run::Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks,
       std::filesystem::create_directories(checkpoints_);
       existing = list_checkpoints(checkpoints_);
       if (!resume && !existing.empty())
-        throw Error("run folder " + run_.string() + " already holds checkpoints (" + existing.back().filename().string() +
-                    "): continue it with --resume, or choose another --run-dir");
+        throw Error("run folder " + run_.string() + " already holds checkpoints (" +
+                    existing.back().filename().string() + "): continue it with --resume, or choose another --run-dir");
       if (resume && existing.empty()) throw Error("--resume: no checkpoint in " + checkpoints_.string());
     }
   });
   const int shared_threads = ranks_.size() > 1 ? default_threads(ranks_) : 0;
-  if (o.threads > 0) omp_set_num_threads(o.threads);
-  else if (ranks_.size() > 1) omp_set_num_threads(shared_threads);
+  if (o.threads > 0)
+    omp_set_num_threads(o.threads);
+  else if (ranks_.size() > 1)
+    omp_set_num_threads(shared_threads);
 
   // Every rank must train the same job on the same data.
   if (ranks_.size() > 1) {
@@ -251,8 +266,10 @@ Trainer::Run::Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks,
     corpus_options.log = &log_;
     corpus_ = std::make_unique<data::ParallelCorpus>(data::ParallelCorpus::load(*vocabulary_, corpus_options));
     if (corpus_->size() == 0) throw Error("no usable sentence pairs in " + o.train_source + " / " + o.train_target);
-    batcher_ = std::make_unique<data::Batcher>(*corpus_, data::BatchingOptions{static_cast<std::size_t>(o.batch_tokens), o.seed});
-    if (leader() && !o.valid_source.empty()) validation_ = std::make_unique<Validation>(o, *vocabulary_, run_ / "cache", log_);
+    batcher_ = std::make_unique<data::Batcher>(*corpus_,
+                                               data::BatchingOptions{static_cast<std::size_t>(o.batch_tokens), o.seed});
+    if (leader() && !o.valid_source.empty())
+      validation_ = std::make_unique<Validation>(o, *vocabulary_, run_ / "cache", log_);
   });
 
   // Model and optimizer: rank 0 starts them fresh or from the newest checkpoint that loads, and
@@ -290,8 +307,10 @@ Trainer::Run::Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks,
           throw Error("--resume: " + it->string() + " was trained with other options: " + changes +
                       ". Resuming with them would not continue the same run (other batches, another order or "
                       "schedule). Give the checkpoint's values, or add --resume-with-changes to continue anyway");
-        if (!changes.empty()) log_ << "note: resuming with changed options (--resume-with-changes): " << changes << "\n";
-        log_ << "resuming from " << it->string() << " (step " << progress_.step << ", epoch " << progress_.epoch + 1 << ")\n";
+        if (!changes.empty())
+          log_ << "note: resuming with changed options (--resume-with-changes): " << changes << "\n";
+        log_ << "resuming from " << it->string() << " (step " << progress_.step << ", epoch " << progress_.epoch + 1
+             << ")\n";
         loaded = true;
       }
       if (!loaded) throw Error("--resume: no checkpoint in " + checkpoints_.string() + " could be loaded");
@@ -346,16 +365,17 @@ std::string Trainer::Run::stop_reason() {
   if (leader()) {
     const double now = elapsed();
     control[kTimeBudget] = o_.time_budget_minutes > 0 && now >= o_.time_budget_minutes * 60;
-    control[kSaveByTime] = o_.save_every_minutes > 0 &&
-                           std::chrono::duration<double>(Clock::now() - last_save_).count() >= o_.save_every_minutes * 60;
+    control[kSaveByTime] =
+        o_.save_every_minutes > 0 &&
+        std::chrono::duration<double>(Clock::now() - last_save_).count() >= o_.save_every_minutes * 60;
     control[kSnapshotMinute] = snapshot_minute(now, o_.snapshot_every_minutes);
   }
   ranks_.sum(control, kCount);
   if (const auto minute = static_cast<int>(control[kSnapshotMinute]); minute > 0 && leader()) {
     const auto folder = run_ / "snapshots" / snapshot_name(minute);
     if (!std::filesystem::exists(folder))
-      save_model_directory(folder, *model_, *vocabulary_, {{"step", std::to_string(progress_.step)},
-                                                          {"minutes", std::to_string(minute)}});
+      save_model_directory(folder, *model_, *vocabulary_,
+                           {{"step", std::to_string(progress_.step)}, {"minutes", std::to_string(minute)}});
   }
   if (control[kSaveByTime] && progress_.step > first_step_) save();
   if (control[kSignal]) return "interrupted";
@@ -459,9 +479,15 @@ void Trainer::Run::after_update() {
     }
     log_ << std::endl;
     if (leader()) {
-      nlohmann::json record{{"type", "train"}, {"step", progress_.step}, {"epoch", progress_.epoch + 1},
-                            {"loss", loss}, {"ppl", ppl}, {"lr", lr_}, {"tokens_per_second", tps},
-                            {"target_tokens", progress_.target_tokens}, {"elapsed_seconds", now}};
+      nlohmann::json record{{"type", "train"},
+                            {"step", progress_.step},
+                            {"epoch", progress_.epoch + 1},
+                            {"loss", loss},
+                            {"ppl", ppl},
+                            {"lr", lr_},
+                            {"tokens_per_second", tps},
+                            {"target_tokens", progress_.target_tokens},
+                            {"elapsed_seconds", now}};
       if (ranks_.size() > 1) {
         record["ranks"] = ranks_.size();
         record["allreduce_seconds"] = window_comm_;
@@ -483,7 +509,8 @@ void Trainer::Run::after_update() {
       progress_.best_valid_loss = v.cross_entropy;
       progress_.best_step = progress_.step;
       progress_.validations_without_improvement = 0;
-      if (leader()) save_model_directory(run_ / "best", *model_, *vocabulary_, {{"step", std::to_string(progress_.step)}});
+      if (leader())
+        save_model_directory(run_ / "best", *model_, *vocabulary_, {{"step", std::to_string(progress_.step)}});
     } else {
       ++progress_.validations_without_improvement;
     }
@@ -510,11 +537,14 @@ void Trainer::Run::after_update() {
 void Trainer::Run::check_divergence(double gradient_norm, double loss_per_token) const {
   const double limit = 100 * std::log(static_cast<double>(o_.model.vocab_size));
   std::string what;
-  if (!std::isfinite(gradient_norm)) what = "the gradient is not finite (its L2 norm is " + std::to_string(gradient_norm) + ")";
-  else if (!std::isfinite(loss_per_token)) what = "the loss is not finite";
+  if (!std::isfinite(gradient_norm))
+    what = "the gradient is not finite (its L2 norm is " + std::to_string(gradient_norm) + ")";
+  else if (!std::isfinite(loss_per_token))
+    what = "the loss is not finite";
   else if (loss_per_token > limit)
-    what = "the loss per target token is " + std::to_string(loss_per_token) + ", beyond 100 x ln(vocabulary size) = " +
-           std::to_string(limit) + " (guessing uniformly gives " + std::to_string(limit / 100) + ")";
+    what = "the loss per target token is " + std::to_string(loss_per_token) +
+           ", beyond 100 x ln(vocabulary size) = " + std::to_string(limit) + " (guessing uniformly gives " +
+           std::to_string(limit / 100) + ")";
   if (what.empty()) return;
   std::string last = "none yet";
   if (leader()) {
@@ -526,9 +556,11 @@ void Trainer::Run::check_divergence(double gradient_norm, double loss_per_token)
                 static_cast<double>(o_.clip_norm));
   throw dist::JobError("training diverged at update " + std::to_string(progress_.step + 1) + ": " + what +
                        ". The update was not applied and nothing was saved from it. The learning rate is too high "
-                       "for this model and batch (" + settings + "): lower lr_scale, raise warmup_steps, or set "
-                       "clip_norm (e.g. 1), then continue from the last checkpoint (" + last +
-                       ") with --resume-with-changes, or start again. train.jsonl shows where the loss turned.");
+                       "for this model and batch (" +
+                       settings +
+                       "): lower lr_scale, raise warmup_steps, or set "
+                       "clip_norm (e.g. 1), then continue from the last checkpoint (" +
+                       last + ") with --resume-with-changes, or start again. train.jsonl shows where the loss turned.");
 }
 
 // Every rank applied the same updates to the same weights, so the weights must be identical to
@@ -536,12 +568,14 @@ void Trainer::Run::check_divergence(double gradient_norm, double loss_per_token)
 // would otherwise let them drift apart silently).
 void Trainer::Run::check_ranks_agree_on_weights() {
   if (ranks_.size() == 1) return;
-  const std::string mine = to_hex(sha256(std::string_view(reinterpret_cast<const char*>(model_->parameters()),
-                                                          static_cast<std::size_t>(model_->parameter_count()) * sizeof(float))));
+  const std::string mine =
+      to_hex(sha256(std::string_view(reinterpret_cast<const char*>(model_->parameters()),
+                                     static_cast<std::size_t>(model_->parameter_count()) * sizeof(float))));
   const auto all = ranks_.gather_all(mine);
   for (std::size_t r = 1; r < all.size(); ++r)
     if (all[r] != all[0])
-      throw dist::JobError("after step " + std::to_string(progress_.step) + " the weights of rank " + std::to_string(r) +
+      throw dist::JobError("after step " + std::to_string(progress_.step) + " the weights of rank " +
+                           std::to_string(r) +
                            " differ from rank 0's: the gradient sums differed between ranks, or the ranks' CPUs "
                            "compute the update differently (nodes of different kinds, each with its own "
                            "-march=native build); the last checkpoint is intact: continue with --resume");

@@ -36,23 +36,24 @@ std::string ValidationResult::summary() const {
 }
 
 nlohmann::json ValidationResult::to_json() const {
-  nlohmann::json j{{"loss", loss}, {"cross_entropy", cross_entropy}, {"ppl", perplexity}, {"tokens", tokens},
-                   {"seconds", seconds}};
+  nlohmann::json j{
+      {"loss", loss}, {"cross_entropy", cross_entropy}, {"ppl", perplexity}, {"tokens", tokens}, {"seconds", seconds}};
   if (bleu) j["bleu"] = *bleu;
   if (chrf) j["chrf"] = *chrf;
   if (translated) j["translated"] = translated;
   return j;
 }
 
-Validation::Validation(const TrainOptions& o, const data::Vocabulary& vocabulary, const std::filesystem::path& cache_dir,
-                       std::ostream& log)
+Validation::Validation(const TrainOptions& o, const data::Vocabulary& vocabulary,
+                       const std::filesystem::path& cache_dir, std::ostream& log)
     : vocabulary_(vocabulary), corpus_(load_dev(o, vocabulary, cache_dir, log)) {
   // With no pair to score, every validation would be a "new best" of perplexity 0.
   if (corpus_.size() == 0)
     throw Error("the dev set " + o.valid_source + " / " + o.valid_target +
                 " has no usable sentence pair (every line is blank or longer than max_length): give dev "
                 "sentences, or leave valid_source and valid_target out to train without validation");
-  batcher_ = std::make_unique<data::Batcher>(corpus_, data::BatchingOptions{static_cast<std::size_t>(o.batch_tokens), 1});
+  batcher_ =
+      std::make_unique<data::Batcher>(corpus_, data::BatchingOptions{static_cast<std::size_t>(o.batch_tokens), 1});
   batches_ = batcher_->epoch(0);
   if (o.valid_translate > 0) {
     const auto src = read_text_lines(o.valid_source), tgt = read_text_lines(o.valid_target);

@@ -12,8 +12,6 @@ namespace attn::testing {
 
 inline std::vector<Backend*> all_backends() { return {&cpu_backend()}; }
 
-inline std::string backend_name(const ::testing::TestParamInfo<Backend*>& info) {
-  return info.param->name();
-}
+inline std::string backend_name(const ::testing::TestParamInfo<Backend*>& info) { return info.param->name(); }
 
 }  // namespace attn::testing

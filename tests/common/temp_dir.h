@@ -29,8 +29,7 @@ inline TempDirs& temp_dirs() {
 }  // namespace detail
 
 inline std::filesystem::path fresh_temp_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("attn_test_" + name + "_" + std::to_string(::getpid()));
+  auto dir = std::filesystem::temp_directory_path() / ("attn_test_" + name + "_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   detail::temp_dirs().made.push_back(dir);

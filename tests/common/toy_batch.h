@@ -13,8 +13,8 @@ struct ToyBatch {
   std::vector<std::int32_t> src, src_lengths, tgt_in, tgt_out, tgt_lengths;
   int batch = 0, src_len = 0, tgt_len = 0;
 
-  ToyBatch(const std::vector<std::vector<std::int32_t>>& sources,
-           const std::vector<std::vector<std::int32_t>>& targets, int pad_src_to = 0, int pad_tgt_to = 0) {
+  ToyBatch(const std::vector<std::vector<std::int32_t>>& sources, const std::vector<std::vector<std::int32_t>>& targets,
+           int pad_src_to = 0, int pad_tgt_to = 0) {
     batch = static_cast<int>(sources.size());
     src_len = pad_src_to;
     tgt_len = pad_tgt_to;

@@ -44,8 +44,9 @@ TEST(PaddedBatch, SourcesOnlyAndEmptySentences) {
 TEST(PaddedBatch, ReassigningASmallerBatchLeavesNothingOfTheLargerOne) {
   PaddedBatch b = pad_batch(std::vector<Ids>{{1, 1, 1, 1}, {1}}, std::vector<Ids>{{1, 1, 1}, {1}});
   const std::vector<Ids> sources = {{7}}, targets = {{8}};
-  b.assign(1, [&](int i) { return std::span<const std::int32_t>(sources[i]); },
-           [&](int i) { return std::span<const std::int32_t>(targets[i]); });
+  b.assign(
+      1, [&](int i) { return std::span<const std::int32_t>(sources[i]); },
+      [&](int i) { return std::span<const std::int32_t>(targets[i]); });
   EXPECT_EQ(b.src, (Ids{7, 3}));
   EXPECT_EQ(b.tgt_in, (Ids{2, 8}));
   EXPECT_EQ(b.tgt_out, (Ids{8, 3}));

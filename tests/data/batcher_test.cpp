@@ -62,7 +62,8 @@ void write_synthetic_corpus(const Vocabulary& vocabulary, const std::filesystem:
   };
   for (std::size_t i = 0; i < pairs; ++i) {
     const std::uint32_t length = 2 + random.below(20) + random.below(20) + random.below(20);
-    const std::uint32_t target_length = std::max<std::uint32_t>(1, length * (80 + random.below(24) + random.below(24)) / 100);
+    const std::uint32_t target_length =
+        std::max<std::uint32_t>(1, length * (80 + random.below(24) + random.below(24)) / 100);
     source.push_back(sentence(english, length));
     target.push_back(sentence(spanish, target_length));
   }

@@ -55,7 +55,8 @@ std::map<std::string, std::string> find_verse(const std::map<std::string, std::v
 void expect_parallel_files(const std::map<std::string, std::vector<std::string>>& files) {
   for (const auto& stem : kSplitStems) {
     const std::size_t lines = files.at(stem + ".ids").size();
-    for (const auto& suffix : kFileSuffixes) EXPECT_EQ(files.at(stem + "." + suffix).size(), lines) << stem << "." << suffix;
+    for (const auto& suffix : kFileSuffixes)
+      EXPECT_EQ(files.at(stem + "." + suffix).size(), lines) << stem << "." << suffix;
   }
 }
 

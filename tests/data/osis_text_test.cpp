@@ -17,9 +17,10 @@ TEST(OsisText, KeepsWordsOfInlineElements) {
 }
 
 TEST(OsisText, DropsNotesWithEverythingInside) {
-  EXPECT_EQ(osis_to_plain_text(R"(earth.<note placement="foot"><reference type="annotateRef">1.4 </reference>)"
-                               R"(the light: <w lemma="strong:H1">Heb.</w> <rdg type="alternate">between</rdg></note>)"),
-            "earth.");
+  EXPECT_EQ(
+      osis_to_plain_text(R"(earth.<note placement="foot"><reference type="annotateRef">1.4 </reference>)"
+                         R"(the light: <w lemma="strong:H1">Heb.</w> <rdg type="alternate">between</rdg></note>)"),
+      "earth.");
   // A note nested in a note, and markup after the outer one.
   EXPECT_EQ(osis_to_plain_text("a <note>x <note>y</note> z</note> b"), "a b");
   EXPECT_EQ(osis_to_plain_text("<note>only a note</note>"), "");
@@ -83,8 +84,9 @@ TEST(OsisText, DropsHeadingsButKeepsCanonicalTitles) {
 
 TEST(OsisText, DropsNonScriptureDivisions) {
   // WEB hangs its glossary on Rev 22:21 as a milestone division.
-  EXPECT_EQ(osis_to_plain_text(R"(saints. Amen. <chapter eID="Rev.22"/> <div sID="g1" type="glossary"/> )"
-                               R"(<title>Glossary</title> Abaddon is Hebrew for destruction. <div eID="g1" type="glossary"/>)"),
+  EXPECT_EQ(osis_to_plain_text(
+                R"(saints. Amen. <chapter eID="Rev.22"/> <div sID="g1" type="glossary"/> )"
+                R"(<title>Glossary</title> Abaddon is Hebrew for destruction. <div eID="g1" type="glossary"/>)"),
             "saints. Amen.");
   EXPECT_EQ(osis_to_plain_text(R"(<div type="introduction">About this book.</div>Verse text)"), "Verse text");
 }
@@ -131,12 +133,13 @@ using Numbers = std::vector<std::vector<std::string>>;
 
 TEST(OsisText, WordNumbersOfSpanningAndSplitWords) {
   // One <w> over three words gives each its number; untagged words get none.
-  const OsisVerse genesis = parse_osis_verse(
-      R"(<w lemma="strong:H7225">EN el principio</w> <w lemma="strong:H1254">crió</w> x.)");
+  const OsisVerse genesis =
+      parse_osis_verse(R"(<w lemma="strong:H7225">EN el principio</w> <w lemma="strong:H1254">crió</w> x.)");
   EXPECT_EQ(genesis.text, "EN el principio crió x.");
   EXPECT_EQ(genesis.word_strong_numbers, (Numbers{{"H7225"}, {"H7225"}, {"H7225"}, {"H1254"}, {}}));
   // KJV tags part of a word: the whole word carries the number, and so does the word before.
-  const OsisVerse tears = parse_osis_verse(R"(<w lemma="strong:G1144">with tear</w>s, and <w lemma="strong:G2596">in</w>asmuch)");
+  const OsisVerse tears =
+      parse_osis_verse(R"(<w lemma="strong:G1144">with tear</w>s, and <w lemma="strong:G2596">in</w>asmuch)");
   EXPECT_EQ(tears.text, "with tears, and inasmuch");
   EXPECT_EQ(tears.word_strong_numbers, (Numbers{{"G1144"}, {"G1144"}, {}, {"G2596"}}));
   // Punctuation right after a tag belongs to the word; the space before a tag belongs to none.
@@ -147,14 +150,15 @@ TEST(OsisText, WordNumbersOfSpanningAndSplitWords) {
 TEST(OsisText, WordNumbersSkipDroppedText) {
   // A note between two tagged words, holding tagged words of its own: the note leaves one space and
   // no words, so "created" is word 2 and the note's H9999 is nobody's.
-  const OsisVerse verse = parse_osis_verse(
-      R"(<title>Heading <w lemma="strong:H1">words</w></title>In <w lemma="strong:H430">God</w>)"
-      R"(<note placement="foot">The <w lemma="strong:H9999">Hebrew</w> word</note>)"
-      R"(<w lemma="strong:H1254">created</w> <w lemma="strong:H2">¶</w> it.)");
+  const OsisVerse verse =
+      parse_osis_verse(R"(<title>Heading <w lemma="strong:H1">words</w></title>In <w lemma="strong:H430">God</w>)"
+                       R"(<note placement="foot">The <w lemma="strong:H9999">Hebrew</w> word</note>)"
+                       R"(<w lemma="strong:H1254">created</w> <w lemma="strong:H2">¶</w> it.)");
   EXPECT_EQ(verse.text, "In God created it.");
   EXPECT_EQ(verse.word_strong_numbers, (Numbers{{}, {"H430"}, {"H1254"}, {}}));
   // The enclitic pronoun joins the verb: one word, the verb's number.
-  const OsisVerse enclitic = parse_osis_verse(R"(<w lemma="strong:H3318">sáca</w><transChange type="added">lo</transChange> de)");
+  const OsisVerse enclitic =
+      parse_osis_verse(R"(<w lemma="strong:H3318">sáca</w><transChange type="added">lo</transChange> de)");
   EXPECT_EQ(enclitic.text, "sácalo de");
   EXPECT_EQ(enclitic.word_strong_numbers, (Numbers{{"H3318"}, {}}));
 }

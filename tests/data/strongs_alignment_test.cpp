@@ -22,8 +22,8 @@ TEST(StrongsAlignment, SureOnlyForNumbersOnOneWordEachSide) {
                                                         Numbers{{"H1"}, {"H2"}, {"H3"}, {"H3"}, {"H5"}});
   // H1: a-v, one word each side: sure. H2: b and d against w: possible. H3: d against x and y:
   // possible. H4 and H5 have no partner.
-  EXPECT_EQ(gold.links, (std::vector<WordLink>{{0, 0, true}, {1, 1, false}, {3, 1, false}, {3, 2, false},
-                                               {3, 3, false}}));
+  EXPECT_EQ(gold.links,
+            (std::vector<WordLink>{{0, 0, true}, {1, 1, false}, {3, 1, false}, {3, 2, false}, {3, 3, false}}));
   EXPECT_EQ(gold.sure_count(), 1u);
   EXPECT_EQ(gold.tagged_source, (std::vector<std::size_t>{0, 1, 3}));
   EXPECT_EQ(gold.tagged_target, (std::vector<std::size_t>{0, 1, 2, 3}));

@@ -30,7 +30,8 @@ TEST(SwordModule, WebFootnotesInsideSentences) {
   EXPECT_EQ(verse_text("engWEB2015eb", "Luke.12.6"),
             "“Aren’t five sparrows sold for two assaria coins? Not one of them is forgotten by God.");
   // The glossary WEB appends to its last verse is not part of it.
-  EXPECT_EQ(verse_text("engWEB2015eb", "Rev.22.21"), "The grace of the Lord Jesus Christ be with all the saints. Amen.");
+  EXPECT_EQ(verse_text("engWEB2015eb", "Rev.22.21"),
+            "The grace of the Lord Jesus Christ be with all the saints. Amen.");
 }
 
 TEST(SwordModule, KjvTransChangeDivineNameAndPilcrow) {
@@ -61,9 +62,10 @@ TEST(SwordModule, Rv1909NumbersJonahsFishAsChapter2) {
             "Now the LORD had prepared a great fish to swallow up Jonah. And Jonah was in the belly of the fish three "
             "days and three nights.");
   EXPECT_EQ(verse_text("spaRV1909eb", "Jonah.1.17"), "");
-  EXPECT_EQ(verse_text("spaRV1909eb", "Jonah.2.1"),
-            "MAS Jehová había prevenido un gran pez que tragase á Jonás: y estuvo Jonás en el vientre del pez tres días "
-            "y tres noches.");
+  EXPECT_EQ(
+      verse_text("spaRV1909eb", "Jonah.2.1"),
+      "MAS Jehová había prevenido un gran pez que tragase á Jonás: y estuvo Jonás en el vientre del pez tres días "
+      "y tres noches.");
 }
 
 TEST(SwordModule, ReadsEveryVerseOfTheVersificationInOrder) {
@@ -76,8 +78,8 @@ TEST(SwordModule, ReadsEveryVerseOfTheVersificationInOrder) {
   EXPECT_EQ(kjv.verses.front().osis_id, "Gen.1.1");
   EXPECT_EQ(kjv.verses[1].osis_id, "Gen.1.2");
   EXPECT_EQ(kjv.verses.back().osis_id, "Rev.22.21");
-  const auto first_corinthians = std::find_if(kjv.verses.begin(), kjv.verses.end(),
-                                              [](const SwordVerse& v) { return v.osis_id == "1Cor.13.4"; });
+  const auto first_corinthians =
+      std::find_if(kjv.verses.begin(), kjv.verses.end(), [](const SwordVerse& v) { return v.osis_id == "1Cor.13.4"; });
   ASSERT_NE(first_corinthians, kjv.verses.end());
   EXPECT_NE(first_corinthians->markup.find("suffereth"), std::string::npos);
 }

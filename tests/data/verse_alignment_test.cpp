@@ -70,9 +70,9 @@ TEST(VerseAlignment, FlagsAShiftedRun) {
     verses.push_back(verse("Jonah.2." + std::to_string(n), own_features(n), own_features(theirs)));
   }
   const auto judged = judge_alignment(verses, kThresholds);
-  EXPECT_EQ(verdicts(verses), (std::vector<Misalignment>{ok, ok, Misalignment::low_similarity,
-                                                           Misalignment::low_similarity,
-                                                           Misalignment::low_similarity, ok}));
+  EXPECT_EQ(verdicts(verses),
+            (std::vector<Misalignment>{ok, ok, Misalignment::low_similarity, Misalignment::low_similarity,
+                                       Misalignment::low_similarity, ok}));
   EXPECT_DOUBLE_EQ(judged[2].neighbour_similarity, 1.0);
 }
 
@@ -80,24 +80,25 @@ TEST(VerseAlignment, FlagsAVerseThatFitsItsNeighbourBetter) {
   // Look-alike list verses ("of the tribe of X, Y the son of Z") shifted by one: they share half
   // their features with the wrong verse, all of them with the neighbour.
   const auto tribe = [](int n) {
-    return strong_number_features({"tribe", "son", "of", "the", "name" + std::to_string(n), "father" + std::to_string(n)});
+    return strong_number_features(
+        {"tribe", "son", "of", "the", "name" + std::to_string(n), "father" + std::to_string(n)});
   };
   std::vector<AlignedVerse> verses{verse("Num.13.4", tribe(4), tribe(4)), verse("Num.13.5", tribe(5), tribe(6)),
                                    verse("Num.13.6", tribe(6), tribe(7)), verse("Num.13.7", tribe(8), tribe(8))};
   const auto judged = judge_alignment(verses, kThresholds);
   EXPECT_NEAR(judged[1].similarity, 8.0 / 12.0, 1e-12);
-  EXPECT_EQ(verdicts(verses), (std::vector<Misalignment>{ok, Misalignment::fits_neighbour,
-                                                           Misalignment::fits_neighbour, ok}));
+  EXPECT_EQ(verdicts(verses),
+            (std::vector<Misalignment>{ok, Misalignment::fits_neighbour, Misalignment::fits_neighbour, ok}));
 }
 
 TEST(VerseAlignment, VersesTooPoorToJudgeFollowTheirNeighbours) {
   const VerseFeatures few = features({"H1", "G2"});
   std::vector<AlignedVerse> verses{
-      verse("Job.40.1", own_features(1), own_features(1)), verse("Job.40.2", few, few),          // beside good ones
-      verse("Job.40.3", own_features(3), own_features(3)), verse("Job.40.4", few, few),          // beside a bad one
+      verse("Job.40.1", own_features(1), own_features(1)), verse("Job.40.2", few, few),  // beside good ones
+      verse("Job.40.3", own_features(3), own_features(3)), verse("Job.40.4", few, few),  // beside a bad one
       verse("Job.40.5", own_features(5), own_features(9)), verse("Job.40.6", own_features(6), own_features(6))};
-  EXPECT_EQ(verdicts(verses), (std::vector<Misalignment>{ok, ok, ok, Misalignment::beside_misaligned,
-                                                           Misalignment::low_similarity, ok}));
+  EXPECT_EQ(verdicts(verses),
+            (std::vector<Misalignment>{ok, ok, ok, Misalignment::beside_misaligned, Misalignment::low_similarity, ok}));
   EXPECT_FALSE(judge_alignment(verses, kThresholds)[3].judged_by_features);
 }
 

@@ -61,8 +61,8 @@ std::vector<std::vector<Hypothesis>> beam_with_attention(const SearchOptions& se
   auto hyps = beam_search(decoder, kSources, search);
   exported->clear();
   for (std::size_t i = 0; i < kSources.size(); ++i)
-    exported->push_back(recorder.hypothesis(static_cast<int>(i), static_cast<int>(kSources[i].size()) + 1,
-                                            hyps[i].at(0).step_rows));
+    exported->push_back(
+        recorder.hypothesis(static_cast<int>(i), static_cast<int>(kSources[i].size()) + 1, hyps[i].at(0).step_rows));
   if (rows_per_sentence) *rows_per_sentence = tap.rows_per_sentence;
   return hyps;
 }

@@ -84,7 +84,8 @@ Transformer trained_model() {
     m.zero_gradients();
     m.forward_backward(batch.view(), nn::Dropout{}, 1.0f / static_cast<float>(tokens));
     const std::vector<float> g = m.gradients_to_host();
-    const double lr = 6e-3 * std::min({1.0, step / 50.0, 2.0 * (kSteps - step + 1) / kSteps});  // warm-up; to 0 over the second half
+    const double lr =
+        6e-3 * std::min({1.0, step / 50.0, 2.0 * (kSteps - step + 1) / kSteps});  // warm-up; to 0 over the second half
     const double c1 = 1 - std::pow(kBeta1, step), c2 = 1 - std::pow(kBeta2, step);
     for (std::size_t j = 0; j < p.size(); ++j) {
       m1[j] = static_cast<float>(kBeta1 * m1[j] + (1 - kBeta1) * g[j]);
@@ -108,15 +109,14 @@ constexpr double kTolerance = 1e-4;
 // The GNMT length penalty, written out here rather than calling attn's length_penalty().
 double gnmt_penalty(int length, double alpha) { return std::pow((5.0 + length) / 6.0, alpha); }
 
-
 enum class End { NoLiveHypothesis, EarlyStop, MaxLength };
 
 struct Reference {
   std::vector<Hypothesis> n_best;  // best first
   End end = End::NoLiveHypothesis;
-  int steps = 0;                   // model evaluations per hypothesis: the longest length, EOS included
+  int steps = 0;                      // model evaluations per hypothesis: the longest length, EOS included
   double smallest_margin = INFINITY;  // of every decision the result rests on
-  std::string where;               // the decision with the smallest margin
+  std::string where;                  // the decision with the smallest margin
 };
 
 // The rules of decode/beam_search.h and search_options.h, one sentence:
@@ -144,8 +144,9 @@ Reference reference_beam_search(Transformer& m, const std::vector<std::int32_t>&
   const int beam = std::max(1, opt.beam_size);
   const int n_best = std::clamp(opt.n_best, 1, beam);
   const double alpha = opt.length_penalty;
-  const int max_length = std::clamp(static_cast<int>(std::floor(static_cast<double>(opt.max_length_a) * source.size() + opt.max_length_b)),
-                                    1, m.config().max_positions);
+  const int max_length =
+      std::clamp(static_cast<int>(std::floor(static_cast<double>(opt.max_length_a) * source.size() + opt.max_length_b)),
+                 1, m.config().max_positions);
   Reference ref;
   auto note_margin = [&](double margin, const std::string& what) {
     if (margin < ref.smallest_margin) ref.smallest_margin = margin, ref.where = what;
@@ -222,8 +223,7 @@ Reference reference_beam_search(Transformer& m, const std::vector<std::int32_t>&
 std::string describe(const SearchOptions& o) {
   std::ostringstream s;
   s << "beam " << o.beam_size << ", alpha " << o.length_penalty << ", n_best " << o.n_best << ", max length "
-    << o.max_length_a << "|x|+" << o.max_length_b << ", min length " << o.min_length << ", early stop "
-    << o.early_stop;
+    << o.max_length_a << "|x|+" << o.max_length_b << ", min length " << o.min_length << ", early stop " << o.early_stop;
   return s.str();
 }
 
@@ -238,8 +238,8 @@ std::string show(const std::vector<std::int32_t>& tokens) {
 }
 
 // Sentences of 1-8 words, decoded together (so padded to the longest) by attn.
-const std::vector<std::vector<std::int32_t>> kSources{
-    {4}, {5, 6, 7}, {11, 10, 9, 8, 7, 6, 5, 4}, {9, 11}, {6, 4, 10, 8, 11}, {8, 8, 11, 7, 10, 4}};
+const std::vector<std::vector<std::int32_t>> kSources{{4},     {5, 6, 7},         {11, 10, 9, 8, 7, 6, 5, 4},
+                                                      {9, 11}, {6, 4, 10, 8, 11}, {8, 8, 11, 7, 10, 4}};
 
 // Runs attn's beam search on kSources as one batch and the reference on each sentence alone;
 // expects the same hypotheses in the same order with the same log-probabilities and scores, and
@@ -259,9 +259,9 @@ std::vector<Reference> expect_same_as_reference(Transformer& m, const SearchOpti
     EXPECT_EQ(got[b].size(), ref.n_best.size()) << where;
     for (std::size_t h = 0; h < std::min(got[b].size(), ref.n_best.size()); ++h) {
       const Hypothesis& want = ref.n_best[h];
-      EXPECT_EQ(got[b][h].tokens, want.tokens) << where << ", hypothesis " << h << ": attn " << show(got[b][h].tokens)
-                                               << " score " << got[b][h].score << ", reference " << show(want.tokens)
-                                               << " score " << want.score;
+      EXPECT_EQ(got[b][h].tokens, want.tokens)
+          << where << ", hypothesis " << h << ": attn " << show(got[b][h].tokens) << " score " << got[b][h].score
+          << ", reference " << show(want.tokens) << " score " << want.score;
       EXPECT_NEAR(got[b][h].log_prob, want.log_prob, kTolerance) << where << ", hypothesis " << h;
       EXPECT_NEAR(got[b][h].score, want.score, kTolerance) << where << ", hypothesis " << h;
     }
@@ -305,7 +305,8 @@ TEST_F(BeamReference, ReferenceSumsAreTheModelsSentenceLogProbabilities) {
     const Reference ref = reference_beam_search(m, source, options(3, 0.6f, 3));
     for (const auto& h : ref.n_best) {
       const testing::ToyBatch batch({source}, {h.tokens});
-      EXPECT_NEAR(m.sentence_log_probs(batch.view())[0], h.log_prob, kTolerance) << show(source) << " -> " << show(h.tokens);
+      EXPECT_NEAR(m.sentence_log_probs(batch.view())[0], h.log_prob, kTolerance)
+          << show(source) << " -> " << show(h.tokens);
     }
   }
 }

@@ -13,7 +13,6 @@
 namespace attn {
 namespace {
 
-
 Transformer tiny_model(int vocab, std::uint64_t seed) {
   ModelConfig c = ModelConfig::preset("tiny");
   c.vocab_size = vocab;

@@ -11,7 +11,6 @@
 namespace attn {
 namespace {
 
-
 class IncrementalDecoderTest : public ::testing::TestWithParam<PositionEncoding> {};
 
 TEST_P(IncrementalDecoderTest, MatchesFullRecomputationWithSeveralHypothesesPerSentence) {

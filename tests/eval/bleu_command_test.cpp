@@ -18,8 +18,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using testing::RunResult;
 using testing::run_attn;
+using testing::RunResult;
 
 class BleuCommand : public ::testing::Test {
  protected:
@@ -50,8 +50,11 @@ TEST_F(BleuCommand, PrintsBothScoresAndSignatures) {
   EXPECT_EQ(result.output,
             "BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)\n"
             "chrF2 = 59.73\n"
-            "BLEU signature: nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:" + kVersion + "\n"
-            "chrF2 signature: nrefs:2|case:mixed|eff:yes|nc:6|nw:0|space:no|version:" + kVersion + "\n");
+            "BLEU signature: nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:" +
+                kVersion +
+                "\n"
+                "chrF2 signature: nrefs:2|case:mixed|eff:yes|nc:6|nw:0|space:no|version:" +
+                kVersion + "\n");
 }
 
 // sacreBLEU's command line rstrips every line, so trailing blanks (and CRLF endings) do not count.
@@ -64,8 +67,8 @@ TEST_F(BleuCommand, IgnoresTrailingWhitespaceAndCrlf) {
 }
 
 TEST_F(BleuCommand, MetricsLowercaseWidthAndChrfPlusPlus) {
-  RunResult result = run_attn("bleu --metrics chrf --lowercase -w 1 --chrf-word-order 2 " + path("hyp.txt") + " " +
-                              path("ref1.txt"));
+  RunResult result =
+      run_attn("bleu --metrics chrf --lowercase -w 1 --chrf-word-order 2 " + path("hyp.txt") + " " + path("ref1.txt"));
   EXPECT_EQ(result.exit_code, 0) << result.output;
   EXPECT_EQ(result.output.find("BLEU"), std::string::npos);
   EXPECT_NE(result.output.find("chrF2++ signature: nrefs:1|case:lc|eff:yes|nc:6|nw:2|space:no|"), std::string::npos);
@@ -73,8 +76,7 @@ TEST_F(BleuCommand, MetricsLowercaseWidthAndChrfPlusPlus) {
 }
 
 TEST_F(BleuCommand, JsonOutput) {
-  const RunResult result =
-      run_attn("bleu --json " + path("hyp.txt") + " " + path("ref1.txt") + " " + path("ref2.txt"));
+  const RunResult result = run_attn("bleu --json " + path("hyp.txt") + " " + path("ref1.txt") + " " + path("ref2.txt"));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const nlohmann::json json = nlohmann::json::parse(result.output);
   ASSERT_EQ(json.size(), 2u);

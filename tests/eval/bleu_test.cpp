@@ -137,9 +137,9 @@ TEST(ComputeBleu, SacrebleuTestSuiteStatistics) {
     double floor;
   };
   const std::vector<Degenerate> cases = {
-      {{0, 0, 0, 0}, {4, 4, 2, 1}, 0, 1, 0.0},   {{0, 0, 0, 0}, {10, 11, 12, 0}, 14, 10, 0.0},
-      {{0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0, 0.0},   {{6, 5, 4, 0}, {6, 5, 4, 3}, 6, 6, 0.0},
-      {{0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0, 0.1},   {{0, 0, 0, 0}, {0, 0, 0, 0}, 1, 5, 0.01}};
+      {{0, 0, 0, 0}, {4, 4, 2, 1}, 0, 1, 0.0}, {{0, 0, 0, 0}, {10, 11, 12, 0}, 14, 10, 0.0},
+      {{0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0, 0.0}, {{6, 5, 4, 0}, {6, 5, 4, 3}, 6, 6, 0.0},
+      {{0, 0, 0, 0}, {0, 0, 0, 0}, 0, 0, 0.1}, {{0, 0, 0, 0}, {0, 0, 0, 0}, 1, 5, 0.01}};
   for (const Degenerate& c : cases) {
     BleuOptions floor;
     floor.smoothing = BleuSmoothing::kFloor;
@@ -159,10 +159,14 @@ TEST(SentenceBleu, SacrebleuTestSuiteSmoothing) {
     double expected;
   };
   const std::vector<Case> cases = {
-      {BleuSmoothing::kExp, {}, BleuTokenizer::k13a, 8.493},     {BleuSmoothing::kNone, {}, BleuTokenizer::k13a, 0.0},
-      {BleuSmoothing::kFloor, {}, BleuTokenizer::k13a, 4.51688}, {BleuSmoothing::kFloor, 0.1, BleuTokenizer::k13a, 4.51688},
-      {BleuSmoothing::kFloor, 0.5, BleuTokenizer::k13a, 10.10},  {BleuSmoothing::kAddK, {}, BleuTokenizer::k13a, 14.882},
-      {BleuSmoothing::kAddK, 1, BleuTokenizer::k13a, 14.882},    {BleuSmoothing::kAddK, 2, BleuTokenizer::k13a, 21.389},
+      {BleuSmoothing::kExp, {}, BleuTokenizer::k13a, 8.493},
+      {BleuSmoothing::kNone, {}, BleuTokenizer::k13a, 0.0},
+      {BleuSmoothing::kFloor, {}, BleuTokenizer::k13a, 4.51688},
+      {BleuSmoothing::kFloor, 0.1, BleuTokenizer::k13a, 4.51688},
+      {BleuSmoothing::kFloor, 0.5, BleuTokenizer::k13a, 10.10},
+      {BleuSmoothing::kAddK, {}, BleuTokenizer::k13a, 14.882},
+      {BleuSmoothing::kAddK, 1, BleuTokenizer::k13a, 14.882},
+      {BleuSmoothing::kAddK, 2, BleuTokenizer::k13a, 21.389},
       {BleuSmoothing::kExp, {}, BleuTokenizer::kNone, 7.347},
   };
   for (const Case& c : cases) {
@@ -173,7 +177,8 @@ TEST(SentenceBleu, SacrebleuTestSuiteSmoothing) {
     EXPECT_NEAR(sentence_bleu(sys, std::vector<std::string>{ref}, options).score, c.expected, 1e-3);
   }
   // No match at all gives 0 whatever the smoothing (#141).
-  for (BleuSmoothing smoothing : {BleuSmoothing::kExp, BleuSmoothing::kNone, BleuSmoothing::kFloor, BleuSmoothing::kAddK}) {
+  for (BleuSmoothing smoothing :
+       {BleuSmoothing::kExp, BleuSmoothing::kNone, BleuSmoothing::kFloor, BleuSmoothing::kAddK}) {
     BleuOptions options = sentence_bleu_options();
     options.smoothing = smoothing;
     EXPECT_EQ(sentence_bleu("this is a cat", std::vector<std::string>{"okay thanks"}, options).score, 0.0);
@@ -202,8 +207,8 @@ TEST(CorpusBleu, HandWorkedOneReference) {
   EXPECT_EQ(corpus_bleu(hyp, ref, options).score, 0.0);
   options.smoothing = BleuSmoothing::kFloor;  // 4-grams: 100 * 0.1 / 3 = 3.33; (83.33*60*25*3.33)^(1/4)
   EXPECT_NEAR(corpus_bleu(hyp, ref, options).score, 25.406637407730738, 1e-10);
-  EXPECT_EQ(bleu_signature(options, 1), "nrefs:1|case:mixed|eff:no|tok:13a|smooth:floor[0.10]|version:" +
-                                            std::string(kSacrebleuVersion));
+  EXPECT_EQ(bleu_signature(options, 1),
+            "nrefs:1|case:mixed|eff:no|tok:13a|smooth:floor[0.10]|version:" + std::string(kSacrebleuVersion));
   options.smoothing = BleuSmoothing::kAddK;  // orders 2-4 get +1: 4/6, 2/5, 1/4; (83.33*66.67*40*25)^(1/4)
   EXPECT_NEAR(corpus_bleu(hyp, ref, options).score, 48.54917717073234, 1e-10);
   EXPECT_EQ(bleu_signature(options, 1).find("smooth:add-k[1.00]") != std::string::npos, true);
@@ -271,8 +276,8 @@ TEST(CorpusBleu, HandWorkedNumbersAndPunctuation) {
 
 // Hand-worked: &quot; &amp; &lt; &gt; are unescaped before tokenizing, so these are the same tokens.
 TEST(CorpusBleu, HandWorkedEntities) {
-  EXPECT_NEAR(corpus_bleu(Lines{"&quot;Yes&quot; &amp; no &lt;b&gt; today"}, {{"\"Yes\" & no <b> today"}}).score,
-              100.0, 1e-9);
+  EXPECT_NEAR(corpus_bleu(Lines{"&quot;Yes&quot; &amp; no &lt;b&gt; today"}, {{"\"Yes\" & no <b> today"}}).score, 100.0,
+              1e-9);
 }
 
 // Hand-worked: case matters unless lowercase is on (Python str.lower(), so "À" and "É" too).

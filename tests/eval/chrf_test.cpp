@@ -50,7 +50,9 @@ TEST(CorpusChrf, SacrebleuTestSuiteEpsilonSmoothing) {
       {{" Die    Beziehung zwischen  Obama und Netanjahu ist nicht gerade  freundlich. "},
        {"Das Verhältnis zwischen Obama und Netanyahu ist nicht gerade freundschaftlich."},
        64.1302698},
-      {{"Niemand hat die Absicht, eine Mauer zu errichten"}, {"Niemand hat die Absicht, eine Mauer zu errichten"}, 100.0},
+      {{"Niemand hat die Absicht, eine Mauer zu errichten"},
+       {"Niemand hat die Absicht, eine Mauer zu errichten"},
+       100.0},
   };
   for (const ChrfCase& c : cases) EXPECT_NEAR(chrf_beta3(c, true, false), c.expected, 1e-4) << c.hyps[0];
 }
@@ -58,9 +60,8 @@ TEST(CorpusChrf, SacrebleuTestSuiteEpsilonSmoothing) {
 // test/test_chrf.py, test_chrf_eff_order (sacreBLEU's default effective-order averaging).
 TEST(CorpusChrf, SacrebleuTestSuiteEffectiveOrder) {
   const std::vector<ChrfCase> cases = {
-      {{"a"}, {"a"}, 100.0},       {{""}, {"reference"}, 0.0}, {{"a b c"}, {"a b c"}, 100.0},
-      {{"a b c"}, {"abc"}, 100.0}, {{""}, {"c"}, 0.0},         {{"a", "b"}, {"a", "c"}, 50.0},
-      {{"aa"}, {"ab"}, 25.0},
+      {{"a"}, {"a"}, 100.0}, {{""}, {"reference"}, 0.0},     {{"a b c"}, {"a b c"}, 100.0}, {{"a b c"}, {"abc"}, 100.0},
+      {{""}, {"c"}, 0.0},    {{"a", "b"}, {"a", "c"}, 50.0}, {{"aa"}, {"ab"}, 25.0},
   };
   for (const ChrfCase& c : cases) EXPECT_NEAR(chrf_beta3(c, false, false), c.expected, 1e-4) << c.hyps[0];
 }
@@ -137,8 +138,8 @@ TEST(CorpusChrf, HandWorkedUnicodeWhitespace) {
   ChrfOptions keep;
   keep.whitespace = true;
   EXPECT_LT(corpus_chrf(Lines{"a\u00A0b c"}, {{"abc"}}, keep).score, 100.0);
-  EXPECT_EQ(chrf_signature(keep, 1), "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:yes|version:" +
-                                         std::string(kSacrebleuVersion));
+  EXPECT_EQ(chrf_signature(keep, 1),
+            "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:yes|version:" + std::string(kSacrebleuVersion));
 }
 
 // Hand-worked: n-grams are over code points, not bytes: "éé" vs "é" shares the 1-gram "é"

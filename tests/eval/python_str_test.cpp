@@ -15,10 +15,10 @@ using Pieces = std::vector<std::string_view>;
 // str.isspace() is true for the characters of bidirectional class WS, B or S and of category Zs;
 // these are all of them (U+180E stopped being whitespace in Unicode 6.3).
 TEST(PythonWhitespace, IsExactlyPythonsSet) {
-  const std::vector<char32_t> whitespace = {
-      0x09,   0x0A,   0x0B,   0x0C,   0x0D,   0x1C,   0x1D,   0x1E,   0x1F,   0x20,
-      0x85,   0xA0,   0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006,
-      0x2007, 0x2008, 0x2009, 0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000};
+  const std::vector<char32_t> whitespace = {0x09,   0x0A,   0x0B,   0x0C,   0x0D,   0x1C,   0x1D,   0x1E,
+                                            0x1F,   0x20,   0x85,   0xA0,   0x1680, 0x2000, 0x2001, 0x2002,
+                                            0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200A,
+                                            0x2028, 0x2029, 0x202F, 0x205F, 0x3000};
   for (char32_t cp : whitespace) EXPECT_TRUE(is_python_whitespace(cp)) << std::hex << static_cast<unsigned>(cp);
   std::size_t count = 0;
   for (char32_t cp = 0; cp <= 0x10FFFF; ++cp) count += is_python_whitespace(cp) ? 1 : 0;
@@ -31,7 +31,7 @@ TEST(PythonWhitespace, IsExactlyPythonsSet) {
 TEST(PythonSplit, SplitsOnUnicodeWhitespace) {
   EXPECT_EQ(split_python_whitespace("a\u00A0b\u2009c\u3000d"), (Pieces{"a", "b", "c", "d"}));
   EXPECT_EQ(split_python_whitespace("  lead\t\ttrail \n"), (Pieces{"lead", "trail"}));
-  EXPECT_EQ(split_python_whitespace("x\x1Cy\xC2\x85z"), (Pieces{"x", "y", "z"}));  // U+001C and U+0085 too
+  EXPECT_EQ(split_python_whitespace("x\x1Cy\xC2\x85z"), (Pieces{"x", "y", "z"}));      // U+001C and U+0085 too
   EXPECT_EQ(split_python_whitespace("zero\u200Bwidth"), (Pieces{"zero\u200Bwidth"}));  // not whitespace
   EXPECT_EQ(split_python_whitespace("\u00A0 \u3000"), Pieces{});
   EXPECT_EQ(split_python_whitespace(""), Pieces{});
@@ -49,9 +49,7 @@ TEST(PythonJoinSplit, JoinsThePiecesWithSingleSpaces) {
   EXPECT_EQ(join_python_split("\u2028"), "");
 }
 
-TEST(PythonRemoveWhitespace, JoinsThePieces) {
-  EXPECT_EQ(remove_python_whitespace(" a b\u00A0c\u2009d "), "abcd");
-}
+TEST(PythonRemoveWhitespace, JoinsThePieces) { EXPECT_EQ(remove_python_whitespace(" a b\u00A0c\u2009d "), "abcd"); }
 
 TEST(PythonLower, AsciiAndLatin) {
   EXPECT_EQ(python_lower("Hello, World 42!"), "hello, world 42!");
@@ -85,8 +83,14 @@ TEST(PythonLower, FinalSigmaInWords) {
 }
 
 TEST(PythonLower, KeepsBytesItCannotDecode) {
-  EXPECT_EQ(python_lower("A\xFF" "B"), "a\xFF" "b");
-  EXPECT_EQ(python_lower("\xC3\xC9" "A"), "\xC3\xC9" "a");  // Latin-1 "ÃÉ" is not UTF-8: left alone
+  EXPECT_EQ(python_lower("A\xFF"
+                         "B"),
+            "a\xFF"
+            "b");
+  EXPECT_EQ(python_lower("\xC3\xC9"
+                         "A"),
+            "\xC3\xC9"
+            "a");  // Latin-1 "ÃÉ" is not UTF-8: left alone
 }
 
 }  // namespace

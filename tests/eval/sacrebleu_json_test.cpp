@@ -25,7 +25,8 @@ std::string error_of(const std::filesystem::path& file, const std::string& text)
 TEST(ScoreFile, ArrayAndSingleObjectAsSacrebleuWritesThem) {
   const auto dir = attn::testing::fresh_temp_dir("score_file");
   // sacrebleu 2.5.1 --format json with one metric writes one object (abridged).
-  std::ofstream(dir / "one.json") << R"({"name": "BLEU", "score": 48.5, "signature": "nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:2.5.1", "verbose_score": "x"})";
+  std::ofstream(dir / "one.json")
+      << R"({"name": "BLEU", "score": 48.5, "signature": "nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:2.5.1", "verbose_score": "x"})";
   const auto one = read_score_file(dir / "one.json");
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].name, "BLEU");

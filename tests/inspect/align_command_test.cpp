@@ -17,8 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using testing::RunResult;
 using testing::run_attn;
+using testing::RunResult;
 
 // Two records, two layers: layer 0 has heads 0 and 1, layer 1 has head 0.
 // Record 1, "la casa" (▁la ▁ca sa </s>) → "the house" (▁the ▁house </s>), word-level rows (source
@@ -87,13 +87,16 @@ TEST_F(AlignCommand, ChosenLayerAndHead) {
 //   precision = recall = 1/3 = 33.33%, AER = 1 − (1 + 1)/(3 + 3) = 66.67%.
 TEST_F(AlignCommand, ScoresAlignmentFiles) {
   write("w.txt", "0-1 1-0\n0-0\n");
-  const RunResult result = run_attn("align --gold " + path("gold.txt") + " --alignment " + path("w.txt") + " " +
-                                    path("gold.txt"));
+  const RunResult result =
+      run_attn("align --gold " + path("gold.txt") + " --alignment " + path("w.txt") + " " + path("gold.txt"));
   EXPECT_EQ(result.exit_code, 0) << result.output;
   EXPECT_EQ(result.output,
             "precision  recall     AER  alignment\n"
-            "    33.33   33.33   66.67  " + path("w.txt") + "\n"
-            "   100.00  100.00    0.00  " + path("gold.txt") + "\n");
+            "    33.33   33.33   66.67  " +
+                path("w.txt") +
+                "\n"
+                "   100.00  100.00    0.00  " +
+                path("gold.txt") + "\n");
 }
 
 // The tagged file leaves target word 1 of line 1 unjudged: w.txt keeps 1-0 and 0-0 (line 2), one of
@@ -136,8 +139,8 @@ TEST_F(AlignCommand, DiagonalBaseline) {
 TEST_F(AlignCommand, Ibm1Baseline) {
   write("s.txt", "la maison\nla fleur\n");
   write("t.txt", "the house\nthe flower\n");
-  const RunResult result = run_attn("align --baseline ibm1 --source " + path("s.txt") + " --target " +
-                                    path("t.txt") + " --iterations 5");
+  const RunResult result =
+      run_attn("align --baseline ibm1 --source " + path("s.txt") + " --target " + path("t.txt") + " --iterations 5");
   EXPECT_EQ(result.exit_code, 0) << result.output;
   EXPECT_EQ(result.output, "0-0 1-1\n0-0 1-1\n");
 }
@@ -167,8 +170,7 @@ TEST_F(AlignCommand, MismatchedLineCounts) {
   result = run_attn("align --gold " + path("gold.txt") + " --gold-tagged " + path("g.tagged") + " --alignment " +
                     path("gold.txt"));
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.output.find(path("gold.txt") + " has 2 lines but " + path("g.tagged") + " has 1"),
-            std::string::npos)
+  EXPECT_NE(result.output.find(path("gold.txt") + " has 2 lines but " + path("g.tagged") + " has 1"), std::string::npos)
       << result.output;
 }
 

@@ -84,7 +84,12 @@ TEST(AttentionRecord, RoundTripsFloatsBitExactly) {
   AttentionMatrix matrix;
   matrix.rows = 7;
   matrix.cols = 1;
-  matrix.weights = {0.0f, 1.0f, 1e-30f, 0.1f, 1.0f / 3.0f, std::bit_cast<float>(std::uint32_t{1}),
+  matrix.weights = {0.0f,
+                    1.0f,
+                    1e-30f,
+                    0.1f,
+                    1.0f / 3.0f,
+                    std::bit_cast<float>(std::uint32_t{1}),
                     std::bit_cast<float>(std::uint32_t{0x3f7fffff})};  // smallest subnormal, 1 - 2^-24
   record.attention.push_back(matrix);
   const std::string line = to_json_line(record);

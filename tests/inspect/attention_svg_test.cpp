@@ -82,8 +82,8 @@ TEST(AttentionSvg, ColourScaleAtZeroMidpointAndMax) {
   EXPECT_EQ(heat_color(0.5, 1), (Rgb{132, 152, 181}));
   EXPECT_EQ(heat_color(1, 2), (Rgb{132, 152, 181}));
   EXPECT_EQ(heat_color(0.25, 1), (Rgb{193, 203, 218}));
-  EXPECT_EQ(heat_color(3, 2), (Rgb{8, 48, 107}));      // above max: clamped
-  EXPECT_EQ(heat_color(-1, 2), (Rgb{255, 255, 255}));  // below 0: clamped
+  EXPECT_EQ(heat_color(3, 2), (Rgb{8, 48, 107}));       // above max: clamped
+  EXPECT_EQ(heat_color(-1, 2), (Rgb{255, 255, 255}));   // below 0: clamped
   EXPECT_EQ(heat_color(0.5, 0), (Rgb{132, 152, 181}));  // max 0 reads as 1
   EXPECT_EQ(hex_color({132, 152, 181}), kHalf);
   EXPECT_EQ(hex_color({8, 48, 107}), kFull);
@@ -159,8 +159,9 @@ TEST(AttentionSvg, RefusesMatricesOverTheLimit) {
   r.target_pieces.assign(kMaxPictureTokens + 1, "\u2581b");
   r.attention.push_back(matrix(AttentionKind::cross, 0, 0, kMaxPictureTokens + 1, 2,
                                std::vector<float>(2 * (kMaxPictureTokens + 1), 0.5f)));
-  const std::string expected = "line 2: cross-attention is 301 \u00d7 2 tokens, too long to draw (pictures are "
-                               "limited to 300 \u00d7 300)";
+  const std::string expected =
+      "line 2: cross-attention is 301 \u00d7 2 tokens, too long to draw (pictures are "
+      "limited to 300 \u00d7 300)";
   EXPECT_EQ(error_of([&] { heatmap_svg(r, r.attention[0]); }), expected);
   EXPECT_EQ(error_of([&] { head_grid_svg(r, AttentionKind::cross, 0); }), expected);
   EXPECT_EQ(error_of([&] { lines_svg(r, AttentionKind::cross, 0, {}); }), expected);
@@ -173,10 +174,10 @@ TEST(AttentionSvg, GridSharesOneScaleAcrossHeadsAndMean) {
   // 255 - 77.625 = 177.375 -> 177 (b1), 255 - 55.5 = 199.5 -> 200 (c8); 0.125 -> 255 - 30.875 =
   // 224.125 -> 224 (e0), 255 - 25.875 = 229.125 -> 229 (e5), 255 - 18.5 = 236.5 -> 237 (ed);
   // 0.75 -> 255 - 185.25 = 69.75 -> 70 (46), 255 - 155.25 = 99.75 -> 100 (64), 255 - 111 = 144 (90).
-  EXPECT_EQ(cell_fills(svg), (std::vector<std::string>{kHalf, kQuarter, kQuarter, kWhite, kWhite, kFull,  // head 0
-                                                       kHalf, kHalf, kWhite, kWhite, kHalf, kHalf,        // head 1
-                                                       kHalf, "#a2b1c8", "#e0e5ed", kWhite, kQuarter,
-                                                       "#466490"}));  // mean
+  EXPECT_EQ(cell_fills(svg),
+            (std::vector<std::string>{kHalf, kQuarter, kQuarter, kWhite, kWhite, kFull,             // head 0
+                                      kHalf, kHalf, kWhite, kWhite, kHalf, kHalf,                   // head 1
+                                      kHalf, "#a2b1c8", "#e0e5ed", kWhite, kQuarter, "#466490"}));  // mean
   EXPECT_NE(svg.find(">head 0</text>"), std::string::npos);
   EXPECT_NE(svg.find(">head 1</text>"), std::string::npos);
   EXPECT_NE(svg.find(">mean</text>"), std::string::npos);

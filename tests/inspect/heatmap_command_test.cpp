@@ -23,20 +23,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using testing::RunResult;
 using testing::run_attn;
+using testing::RunResult;
 
 // One record, written by hand: source "▁a ▁<b> </s>", target "▁c </s>"; cross-attention with two
 // layers of two heads, one decoder and one encoder self-attention matrix.
-const std::string kRecord =
-    R"({"line":3,"source":"a <b>","target":"c","source_pieces":["▁a","▁<b>","</s>"],)"
-    R"("target_pieces":["▁c","</s>"],"log_prob":-1.5,"score":-1.0,"attention":[)"
-    R"({"kind":"cross","layer":0,"head":0,"weights":[[0.5,0.25,0.25],[0,0,1]]},)"
-    R"({"kind":"cross","layer":0,"head":1,"weights":[[0.5,0.5,0],[0,0.5,0.5]]},)"
-    R"({"kind":"cross","layer":1,"head":0,"weights":[[1,0,0],[0,1,0]]},)"
-    R"({"kind":"cross","layer":1,"head":1,"weights":[[0,1,0],[0,0,1]]},)"
-    R"({"kind":"decoder_self","layer":0,"head":0,"weights":[[1,0],[0.5,0.5]]},)"
-    R"({"kind":"encoder_self","layer":0,"head":0,"weights":[[1,0,0],[0,1,0],[0,0,1]]}]})";
+const std::string kRecord = R"({"line":3,"source":"a <b>","target":"c","source_pieces":["▁a","▁<b>","</s>"],)"
+                            R"("target_pieces":["▁c","</s>"],"log_prob":-1.5,"score":-1.0,"attention":[)"
+                            R"({"kind":"cross","layer":0,"head":0,"weights":[[0.5,0.25,0.25],[0,0,1]]},)"
+                            R"({"kind":"cross","layer":0,"head":1,"weights":[[0.5,0.5,0],[0,0.5,0.5]]},)"
+                            R"({"kind":"cross","layer":1,"head":0,"weights":[[1,0,0],[0,1,0]]},)"
+                            R"({"kind":"cross","layer":1,"head":1,"weights":[[0,1,0],[0,0,1]]},)"
+                            R"({"kind":"decoder_self","layer":0,"head":0,"weights":[[1,0],[0.5,0.5]]},)"
+                            R"({"kind":"encoder_self","layer":0,"head":0,"weights":[[1,0,0],[0,1,0],[0,0,1]]}]})";
 
 std::string read(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -130,9 +129,8 @@ TEST_F(HeatmapCommand, DefaultsDrawTheMeanOfTheLastLayerAsSvgAndPng) {
 // attn translate writes an empty input line as a record without matrices: nothing to draw, so all
 // records' pictures skip it; asking for that line by name is an error.
 TEST_F(HeatmapCommand, SkipsTheRecordsOfEmptyLines) {
-  const std::string empty =
-      R"({"line":1,"source":"","target":"","source_pieces":["</s>"],"target_pieces":["</s>"],)"
-      R"("log_prob":0,"score":0,"attention":[]})";
+  const std::string empty = R"({"line":1,"source":"","target":"","source_pieces":["</s>"],"target_pieces":["</s>"],)"
+                            R"("log_prob":0,"score":0,"attention":[]})";
   const std::string both = write("both.jsonl", empty + "\n" + kRecord + "\n");
   const RunResult result = heatmap("--format svg", both);
   ASSERT_EQ(result.exit_code, 0) << result.output;
@@ -204,8 +202,10 @@ TEST_F(HeatmapCommand, RefusesARecordTooLongToDraw) {
     rows += std::string(i ? "," : "") + "[0.5,0.5]";
   }
   const std::string file = write("long.jsonl", R"({"line":1,"source":"a","target":"w w","source_pieces":["▁a","</s>"],)"
-                                               R"("target_pieces":[)" + pieces + R"(],"log_prob":-1,"score":-1,)"
-                                               R"("attention":[{"kind":"cross","layer":0,"head":0,"weights":[)" +
+                                               R"("target_pieces":[)" +
+                                                   pieces +
+                                                   R"(],"log_prob":-1,"score":-1,)"
+                                                   R"("attention":[{"kind":"cross","layer":0,"head":0,"weights":[)" +
                                                    rows + "]}]}\n");
   expect_error(heatmap("", file), "line 1: cross-attention is 301 \u00d7 2 tokens, too long to draw");
 }

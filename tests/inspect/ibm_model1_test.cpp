@@ -92,10 +92,18 @@ TEST(IbmModel1, NullTakesTargetWordsNoSourceWordExplains) {
 }
 
 TEST(IbmModel1, LogLikelihoodNeverDecreases) {
-  const Corpus source = {{"das", "haus"}, {"das", "buch"}, {"ein", "buch"}, {"ein", "haus", "ist", "klein"},
-                         {"das", "haus", "ist", "klein"}, {"klein", "ist", "das", "buch"}};
-  const Corpus target = {{"the", "house"}, {"the", "book"}, {"a", "book"}, {"a", "house", "is", "small"},
-                         {"the", "house", "is", "small"}, {"small", "is", "the", "book"}};
+  const Corpus source = {{"das", "haus"},
+                         {"das", "buch"},
+                         {"ein", "buch"},
+                         {"ein", "haus", "ist", "klein"},
+                         {"das", "haus", "ist", "klein"},
+                         {"klein", "ist", "das", "buch"}};
+  const Corpus target = {{"the", "house"},
+                         {"the", "book"},
+                         {"a", "book"},
+                         {"a", "house", "is", "small"},
+                         {"the", "house", "is", "small"},
+                         {"small", "is", "the", "book"}};
   IbmModel1Options options;
   options.iterations = 20;
   std::vector<double> log_likelihoods;

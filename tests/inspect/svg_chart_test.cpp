@@ -33,7 +33,8 @@ TEST(SvgChart, Log2AxisTicksAtPowersOfTwo) {
   ChartOptions o{"t", "heads", "y", ""};
   o.log2_x = true;
   const std::string svg = svg_line_chart({s}, o);
-  for (const char* tick : {">1<", ">2<", ">4<", ">8<", ">16<", ">32<"}) EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  for (const char* tick : {">1<", ">2<", ">4<", ">8<", ">16<", ">32<"})
+    EXPECT_NE(svg.find(tick), std::string::npos) << tick;
   EXPECT_NE(svg.find(" 466.0,"), std::string::npos) << svg;
   // All x equal: one decade of the axis, no division by zero.
   ChartSeries one{"one", "#000", false, false, true, {{8, 1}, {8, 2}}};
@@ -44,8 +45,8 @@ TEST(SvgChart, DashedLinesAndPointsWithoutALine) {
   ChartSeries dashed{"paper", "#d62728", true, true, true, {{1, 5}, {2, 6}}};
   ChartSeries alone{"seed 2", "#1f77b4", false, false, false, {{1, 1}, {2, 2}}};
   const std::string svg = svg_line_chart({dashed, alone}, {"t", "x", "left", "right"});
-  EXPECT_EQ(count(svg, "<polyline"), 1);               // the points alone have none
-  EXPECT_EQ(count(svg, "stroke-dasharray"), 2);        // the dashed line and its legend entry
+  EXPECT_EQ(count(svg, "<polyline"), 1);                          // the points alone have none
+  EXPECT_EQ(count(svg, "stroke-dasharray"), 2);                   // the dashed line and its legend entry
   EXPECT_EQ(count(svg, "fill=\"white\" stroke=\"#1f77b4\""), 3);  // two hollow points and the legend's
   EXPECT_NE(svg.find("paper (right)"), std::string::npos);
 }

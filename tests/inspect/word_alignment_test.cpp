@@ -25,10 +25,10 @@ AttentionRecord la_casa() {
   record.source_pieces = {"▁la", "▁ca", "sa", "</s>"};
   record.target_pieces = {"▁the", "▁ho", "use", "</s>"};
   record.attention.push_back(cross(0, 0, 4, 4,
-                                   {0.5f, 0.125f, 0.125f, 0.25f,      // ▁the
-                                    0.125f, 0.5f, 0.25f, 0.125f,      // ▁ho
-                                    0.375f, 0.125f, 0.25f, 0.25f,     // use
-                                    0.0f, 0.0f, 0.0f, 1.0f}));        // </s>
+                                   {0.5f, 0.125f, 0.125f, 0.25f,   // ▁the
+                                    0.125f, 0.5f, 0.25f, 0.125f,   // ▁ho
+                                    0.375f, 0.125f, 0.25f, 0.25f,  // use
+                                    0.0f, 0.0f, 0.0f, 1.0f}));     // </s>
   return record;
 }
 
@@ -44,9 +44,7 @@ TEST(WordAlignment, MergesPiecesIntoWords) {
   EXPECT_EQ(words.weights, (std::vector<double>{0.5, 0.25, 0.25, 0.5625}));
 }
 
-TEST(WordAlignment, ArgmaxLinksEachTargetWord) {
-  EXPECT_EQ(format_pharaoh(align_record(la_casa(), {})), "0-0 1-1");
-}
+TEST(WordAlignment, ArgmaxLinksEachTargetWord) { EXPECT_EQ(format_pharaoh(align_record(la_casa(), {})), "0-0 1-1"); }
 
 TEST(WordAlignment, ThresholdLinksEveryWordAtOrAboveIt) {
   AlignmentOptions options;
@@ -62,8 +60,8 @@ TEST(WordAlignment, ArgmaxTiesGoToTheLowestSourceWord) {
   WordAttention words;
   words.rows = 2;
   words.cols = 3;
-  words.weights = {0.25, 0.375, 0.375,   // tie between 1 and 2 → 1
-                   0.5, 0.5, 0.0};       // tie between 0 and 1 → 0
+  words.weights = {0.25, 0.375, 0.375,  // tie between 1 and 2 → 1
+                   0.5,  0.5,   0.0};   // tie between 0 and 1 → 0
   EXPECT_EQ(hard_links(words, 0), (Alignment{{0, 1}, {1, 0}}));
 }
 

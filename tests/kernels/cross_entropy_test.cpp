@@ -17,8 +17,8 @@ class CrossEntropyTest : public ::testing::TestWithParam<Backend*> {};
 
 // torch.nn.functional.cross_entropy(logits, targets, label_smoothing=eps, ignore_index=ignore,
 // reduction='sum'): Σ_rows [(1-eps)·(-log p_y) + eps/V · Σ_j (-log p_j)].
-double reference_loss(const std::vector<double>& logits, const std::vector<std::int32_t>& targets,
-                      int vocab, double eps, int ignore) {
+double reference_loss(const std::vector<double>& logits, const std::vector<std::int32_t>& targets, int vocab,
+                      double eps, int ignore) {
   double total = 0;
   for (std::size_t r = 0; r < targets.size(); ++r) {
     if (targets[r] == ignore) continue;

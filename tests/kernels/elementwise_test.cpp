@@ -62,8 +62,10 @@ TEST_P(ElementwiseTest, DropoutKeepsTheRightFractionAndRepeatsItsMask) {
   EXPECT_NE(ha, hc);
   std::int64_t dropped = 0;
   for (float v : ha) {
-    if (v == 0.0f) ++dropped;
-    else ASSERT_FLOAT_EQ(v, 1.0f / 0.9f);
+    if (v == 0.0f)
+      ++dropped;
+    else
+      ASSERT_FLOAT_EQ(v, 1.0f / 0.9f);
   }
   // Binomial(n, 0.1): standard deviation sqrt(n·0.09) ≈ 307; allow 5σ.
   EXPECT_NEAR(static_cast<double>(dropped), 0.1 * n, 5 * std::sqrt(n * 0.09));

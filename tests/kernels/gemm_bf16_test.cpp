@@ -53,9 +53,8 @@ struct Product {
 
 // C = alpha · op(A) op(B) + beta · C in double, with the inputs rounded by round_input.
 template <typename Round>
-std::vector<double> reference(const Product& p, float alpha, const std::vector<float>& a,
-                              const std::vector<float>& b, float beta, const std::vector<float>& c,
-                              Round round_input) {
+std::vector<double> reference(const Product& p, float alpha, const std::vector<float>& a, const std::vector<float>& b,
+                              float beta, const std::vector<float>& c, Round round_input) {
   std::vector<double> out(c.begin(), c.end());
   for (int i = 0; i < p.m; ++i)
     for (int j = 0; j < p.n; ++j) {
@@ -126,7 +125,7 @@ TEST_F(GemmBf16Test, AllTransposesEqualTheProductOfRoundedInputs) {
 TEST_F(GemmBf16Test, ReusedShapesTakeNewDataAndSmallProductsStayFloat32) {
   Backend& be = cpu_backend(MatmulPrecision::bf16);
   unsigned seed = 10;
-  for (const Product p : {Product{false, true, 256, 128, 192, 192, 192, 128},   // cached primitive, twice
+  for (const Product p : {Product{false, true, 256, 128, 192, 192, 192, 128},  // cached primitive, twice
                           Product{false, true, 256, 128, 192, 192, 192, 128},
                           Product{false, true, 32, 512, 256, 256, 256, 512}}) {  // 32 rows: float32
     auto a = random_values(static_cast<std::size_t>(p.m) * p.lda, ++seed);
@@ -185,7 +184,8 @@ TEST_F(GemmBf16Test, BiasGradientRoundsTheGradientOnTheSamePass) {
       }
       std::vector<Bf16> bits(dy.size());
       be.copy_to_host(bits.data(), dy16.data(), bits.size() * sizeof(Bf16));
-      for (std::size_t i = 0; i < dy.size(); ++i) ASSERT_EQ(bits[i], bf16_bits(dy[i])) << rows << "x" << cols << " " << i;
+      for (std::size_t i = 0; i < dy.size(); ++i)
+        ASSERT_EQ(bits[i], bf16_bits(dy[i])) << rows << "x" << cols << " " << i;
     }
 }
 
@@ -237,8 +237,8 @@ TEST_F(GemmBf16Test, BatchedBlocksRoundEveryOperandToBf16) {
   struct Dims {
     int m, n, k;
   };
-  for (Dims d : {Dims{32, 32, 64}, Dims{32, 64, 32}, Dims{37, 33, 21}, Dims{9, 16, 64}, Dims{8, 260, 6},
-                 Dims{260, 8, 300}})
+  for (Dims d :
+       {Dims{32, 32, 64}, Dims{32, 64, 32}, Dims{37, 33, 21}, Dims{9, 16, 64}, Dims{8, 260, 6}, Dims{260, 8, 300}})
     for (bool ta : {false, true})
       for (bool tb : {false, true})
         for (int which : {0, 1, 2, 3})  // bit 0: A in bf16, bit 1: B in bf16
@@ -248,7 +248,8 @@ TEST_F(GemmBf16Test, BatchedBlocksRoundEveryOperandToBf16) {
             const bool rounded = std::max({m, n, k}) <= 256;
             const int lda = (ta ? m : k) + 1, ldb = (tb ? k : n) + 2, ldc = n + 3;
             const std::int64_t sa = static_cast<std::int64_t>(ta ? k : m) * lda,
-                               sb = static_cast<std::int64_t>(tb ? n : k) * ldb, sc = static_cast<std::int64_t>(m) * ldc;
+                               sb = static_cast<std::int64_t>(tb ? n : k) * ldb,
+                               sc = static_cast<std::int64_t>(m) * ldc;
             auto a = random_values(static_cast<std::size_t>(sa * count), 31);
             auto b = random_values(static_cast<std::size_t>(sb * count), 32);
             std::vector<float> c = random_values(static_cast<std::size_t>(sc * count), 33);
@@ -266,9 +267,10 @@ TEST_F(GemmBf16Test, BatchedBlocksRoundEveryOperandToBf16) {
             DeviceBuffer<Bf16> da16(be, a.size()), db16(be, b.size());
             be.copy_to_device(da16.data(), a_bits.data(), a_bits.size() * sizeof(Bf16));
             be.copy_to_device(db16.data(), b_bits.data(), b_bits.size() * sizeof(Bf16));
-            be.gemm_batched_mixed(Trans{ta}, Trans{tb}, m, n, k, 0.5f, a16 ? static_cast<const void*>(da16.data()) : da.data(),
-                                  a16, lda, b16 ? static_cast<const void*>(db16.data()) : db.data(), b16, ldb, beta,
-                                  dc.data(), ldc, GemmBatch{outer, inner, inner * sa, sa, inner * sb, sb, inner * sc, sc});
+            be.gemm_batched_mixed(Trans{ta}, Trans{tb}, m, n, k, 0.5f,
+                                  a16 ? static_cast<const void*>(da16.data()) : da.data(), a16, lda,
+                                  b16 ? static_cast<const void*>(db16.data()) : db.data(), b16, ldb, beta, dc.data(),
+                                  ldc, GemmBatch{outer, inner, inner * sa, sa, inner * sb, sb, inner * sc, sc});
             const auto got = testing::to_host(be, dc);
             for (int i = 0; i < count; ++i) {
               const Product p{ta, tb, m, n, k, lda, ldb, ldc};
@@ -312,9 +314,10 @@ TEST_F(GemmBf16Test, OperandsKeptInBf16AreReadInPlace) {
           be.copy_to_device(da16.data(), a16.data(), a16.size() * sizeof(Bf16));
           be.copy_to_device(db16.data(), b16.data(), b16.size() * sizeof(Bf16));
           const bool a_bf16 = which & 1, b_bf16 = which & 2;
-          be.gemm_mixed(Trans{ta}, Trans{tb}, m, p.n, p.k, 0.5f, a_bf16 ? static_cast<const void*>(da16.data()) : da.data(),
-                        a_bf16, p.lda, b_bf16 ? static_cast<const void*>(db16.data()) : db.data(), b_bf16, p.ldb,
-                        0.25f, dc.data(), p.ldc);
+          be.gemm_mixed(Trans{ta}, Trans{tb}, m, p.n, p.k, 0.5f,
+                        a_bf16 ? static_cast<const void*>(da16.data()) : da.data(), a_bf16, p.lda,
+                        b_bf16 ? static_cast<const void*>(db16.data()) : db.data(), b_bf16, p.ldb, 0.25f, dc.data(),
+                        p.ldc);
           const auto got = testing::to_host(be, dc);
           for (int i = 0; i < m; ++i) {
             for (int j = 0; j < p.n; ++j)

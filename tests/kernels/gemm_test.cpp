@@ -13,9 +13,9 @@ namespace {
 using testing::random_values;
 
 // C = alpha · op(A) op(B) + beta · C, row-major, computed in double.
-void reference_gemm(bool ta, bool tb, int m, int n, int k, float alpha, const std::vector<float>& a,
-                    int lda, const std::vector<float>& b, int ldb, float beta, std::vector<float>& c,
-                    int ldc, std::size_t a_off = 0, std::size_t b_off = 0, std::size_t c_off = 0) {
+void reference_gemm(bool ta, bool tb, int m, int n, int k, float alpha, const std::vector<float>& a, int lda,
+                    const std::vector<float>& b, int ldb, float beta, std::vector<float>& c, int ldc,
+                    std::size_t a_off = 0, std::size_t b_off = 0, std::size_t c_off = 0) {
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
       double acc = 0;
@@ -122,8 +122,8 @@ TEST_P(GemmTest, BatchedDecodingShapesAllTransposes) {
     for (bool ta : {false, true})
       for (bool tb : {false, true}) {
         const int lda = (ta ? m : k) + 1, ldb = (tb ? k : n) + 2, ldc = n + 3;
-        const std::int64_t sa = static_cast<std::int64_t>(ta ? k : m) * lda, sb = static_cast<std::int64_t>(tb ? n : k) * ldb,
-                           sc = static_cast<std::int64_t>(m) * ldc;
+        const std::int64_t sa = static_cast<std::int64_t>(ta ? k : m) * lda,
+                           sb = static_cast<std::int64_t>(tb ? n : k) * ldb, sc = static_cast<std::int64_t>(m) * ldc;
         const int count = outer * inner;
         auto a = random_values(static_cast<std::size_t>(sa * count), 6);
         auto b = random_values(static_cast<std::size_t>(sb * count), 7);
@@ -180,8 +180,7 @@ TEST_P(GemmTest, BatchedBlocksAllTransposesWithRaggedEdges) {
         }
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, GemmTest, ::testing::ValuesIn(testing::all_backends()),
-                         testing::backend_name);
+INSTANTIATE_TEST_SUITE_P(Backends, GemmTest, ::testing::ValuesIn(testing::all_backends()), testing::backend_name);
 
 }  // namespace
 }  // namespace attn

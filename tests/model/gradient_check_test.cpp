@@ -86,7 +86,8 @@ TEST_P(ModelGradientTest, EveryTensorMatchesFiniteDifferences) {
       // The loss along u, L(t) = loss(params + t u), in float32 as the model computes it.
       auto p = params;
       auto along = [&](double step) {
-        for (std::int64_t i = 0; i < t.size; ++i) p[t.offset + i] = static_cast<float>(params[t.offset + i] + step * u[i]);
+        for (std::int64_t i = 0; i < t.size; ++i)
+          p[t.offset + i] = static_cast<float>(params[t.offset + i] + step * u[i]);
         return loss_at(p);
       };
       // Central differences at h and h/2, and their Richardson extrapolation (error O(h^4)); the
@@ -137,8 +138,9 @@ TEST_P(ModelGradientTest, EveryTensorMatchesFiniteDifferences) {
           }
       }
       worst = std::max(worst, error / tolerance);
-      EXPECT_LE(error, tolerance) << "numeric " << numeric << ", analytic " << analytic << ": "
-          << t.name << (which == 0 ? " along its gradient" : " along a random direction") << " |g|=" << norm;
+      EXPECT_LE(error, tolerance) << "numeric " << numeric << ", analytic " << analytic << ": " << t.name
+                                  << (which == 0 ? " along its gradient" : " along a random direction")
+                                  << " |g|=" << norm;
     }
   }
   std::printf("worst finite-difference error: %.3f of its tolerance\n", worst);

@@ -43,8 +43,7 @@ TEST(ModelInvariants, PaddingDoesNotChangeTheRealOutputs) {
     const ToyBatch together({{5, 6}, {7, 8, 9, 20, 21, 22}}, {{10, 11}, {12, 13, 14, 15, 16}}, 9, 8);
     const auto la = m.logits(alone.view()), lt = m.logits(together.view());
     for (int t = 0; t < alone.tgt_len; ++t)
-      for (int v = 0; v < V; ++v)
-        ASSERT_NEAR(la[t * V + v], lt[t * V + v], 1e-5) << "position " << t << " vocab " << v;
+      for (int v = 0; v < V; ++v) ASSERT_NEAR(la[t * V + v], lt[t * V + v], 1e-5) << "position " << t << " vocab " << v;
     // And the loss counts only real target tokens.
     EXPECT_EQ(m.evaluate(together.view()).tokens, 3 + 6);
   }

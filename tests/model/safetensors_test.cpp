@@ -40,7 +40,8 @@ void expect_error(const std::function<void()>& f, const std::string& fragment) {
 TEST(Safetensors, ReadsAFileWrittenByHand) {
   auto dir = testing::fresh_temp_dir("safetensors_hand");
   // The format by its specification: u64 little-endian header size, JSON header, raw data.
-  const std::string header = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1,1],"data_offsets":[8,12]}})";
+  const std::string header =
+      R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1,1],"data_offsets":[8,12]}})";
   std::string bytes(8, '\0');
   const std::uint64_t n = header.size();
   std::memcpy(bytes.data(), &n, 8);
@@ -227,8 +228,9 @@ TEST(ModelConfig, ANumberTooLargeForJsonIsInvalidJsonNamingTheFile) {
   auto dir = testing::fresh_temp_dir("model_config_overflow");
   write_bytes(dir / "config.json", R"({"d_model": 1e999})");
   expect_error([&] { load_model_config((dir / "config.json").string()); },
-               (dir / "config.json").string() + ": not valid JSON: [json.exception.out_of_range.406] number overflow "
-                                                 "parsing '1e999'");
+               (dir / "config.json").string() +
+                   ": not valid JSON: [json.exception.out_of_range.406] number overflow "
+                   "parsing '1e999'");
 }
 
 // The parameter count from the sizes alone equals the layout's (the tensors the model allocates).

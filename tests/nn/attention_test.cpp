@@ -74,7 +74,9 @@ Reference reference(const Case& c, Operand q, Operand k, Operand v, const std::v
           if (visible(c, b, i, j)) sum += std::exp(s[j] - max);
         for (int j = 0; j < Tk; ++j) p[i * Tk + j] = visible(c, b, i, j) ? std::exp(s[j] - max) / sum : 0.0;
       }
-      auto dctx_at = [&](int i, int e) { return dctx[static_cast<std::size_t>(b * Tq + i) * H * c.d_v + h * c.d_v + e]; };
+      auto dctx_at = [&](int i, int e) {
+        return dctx[static_cast<std::size_t>(b * Tq + i) * H * c.d_v + h * c.d_v + e];
+      };
       for (int i = 0; i < Tq; ++i) {
         for (int j = 0; j < Tk; ++j) r.probs[((static_cast<std::size_t>(b) * H + h) * Tq + i) * Tk + j] = p[i * Tk + j];
         for (int e = 0; e < c.d_v; ++e) {
@@ -166,8 +168,7 @@ TEST_P(AttentionTest, ForwardAndBackwardMatchTheFormula) {
       for (auto& x : kv_rows) x = static_cast<float>(testing::bf16_round(x));
     }
     const int k_offset = c.self ? width_q : 0, v_offset = k_offset + H * c.d_k;
-    const std::vector<float> dctx =
-        random_values(static_cast<std::size_t>(c.batch) * c.queries * H * c.d_v, 13, -1, 1);
+    const std::vector<float> dctx = random_values(static_cast<std::size_t>(c.batch) * c.queries * H * c.d_v, 13, -1, 1);
     const Reference want = reference(c, {&q_rows, ld_q, 0, c.queries}, {&kv_rows, ld_kv, k_offset, c.keys},
                                      {&kv_rows, ld_kv, v_offset, c.keys}, dctx, ld_q, ld_kv);
 
@@ -177,11 +178,11 @@ TEST_P(AttentionTest, ForwardAndBackwardMatchTheFormula) {
     const void* kv_data = bf16 ? static_cast<const void*>(kv_dev16.data()) : kv_dev32.data();
     const std::size_t element = bf16 ? sizeof(Bf16) : sizeof(float);
     auto view = [&](const void* rows, int ld, int offset, int length) {
-      return nn::HeadsView{static_cast<const char*>(rows) + offset * element, ld, static_cast<std::int64_t>(length) * ld,
-                       bf16};
+      return nn::HeadsView{static_cast<const char*>(rows) + offset * element, ld,
+                           static_cast<std::int64_t>(length) * ld, bf16};
     };
     const nn::HeadsView q = view(q_data, ld_q, 0, c.queries), k = view(kv_data, ld_kv, k_offset, c.keys),
-                    v = view(kv_data, ld_kv, v_offset, c.keys);
+                        v = view(kv_data, ld_kv, v_offset, c.keys);
     auto lengths = testing::to_device(be, c.key_lengths.empty() ? std::vector<std::int32_t>{0} : c.key_lengths);
     c.mask.key_lengths = c.key_lengths.empty() ? nullptr : lengths.data();
     const nn::AttentionShape shape{c.batch, H, c.d_k, c.d_v, c.queries, c.keys};
@@ -214,10 +215,9 @@ TEST_P(AttentionTest, ForwardAndBackwardMatchTheFormula) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Precisions, AttentionTest,
-                         ::testing::Values(Precision{MatmulPrecision::fp32, 2e-6}, Precision{MatmulPrecision::bf16, 2e-2}),
-                         [](const ::testing::TestParamInfo<Precision>& info) {
-                           return to_string(info.param.matmul);
-                         });
+                         ::testing::Values(Precision{MatmulPrecision::fp32, 2e-6},
+                                           Precision{MatmulPrecision::bf16, 2e-2}),
+                         [](const ::testing::TestParamInfo<Precision>& info) { return to_string(info.param.matmul); });
 
 }  // namespace
 }  // namespace attn

@@ -25,7 +25,7 @@ struct KeepAll : attn::nn::AttentionTap {
   void record(attn::nn::AttentionSite site, int layer, const attn::nn::AttentionShape& s, const float* probs) override {
     const char* name = site == attn::nn::AttentionSite::cross          ? "cross"
                        : site == attn::nn::AttentionSite::decoder_self ? "decoder_self"
-                                                                        : "encoder_self";
+                                                                       : "encoder_self";
     auto& t = tensors[std::string(name) + "." + std::to_string(layer)];
     t.first = {s.batch, s.heads, s.queries, s.keys};
     t.second.assign(probs, probs + s.probs_size());  // the CPU backend's memory is the host's
@@ -137,8 +137,8 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::cout << "parity_dump: " << source.cut_both_sides << " source rows see a window cut on both sides; "
-              << source.no_key << " source and " << target.no_key << " target padded rows see no key; "
-              << rows << " target rows in blocks of " << block_rows << "\n";
+              << source.no_key << " source and " << target.no_key << " target padded rows see no key; " << rows
+              << " target rows in blocks of " << block_rows << "\n";
   }
   if (block_rows > 0) model.set_logits_block_rows(block_rows);
 
@@ -166,12 +166,21 @@ int main(int argc, char** argv) {
   }
   attn::write_safetensors(out / "attention.safetensors", probs, {});
   // JSON has no NaN: nlohmann writes a NaN loss as null, which the reference reads as NaN.
-  nlohmann::json j{{"case", name}, {"src", s_ids}, {"tgt_in", t_in}, {"tgt_out", t_out}, {"src_lengths", s_len},
-                   {"tgt_lengths", t_len}, {"batch", batch}, {"src_len", S}, {"tgt_len", T},
-                   {"loss", loss}, {"tokens", sums.tokens}, {"dropout_seed", dropout_seed},
+  nlohmann::json j{{"case", name},
+                   {"src", s_ids},
+                   {"tgt_in", t_in},
+                   {"tgt_out", t_out},
+                   {"src_lengths", s_len},
+                   {"tgt_lengths", t_len},
+                   {"batch", batch},
+                   {"src_len", S},
+                   {"tgt_len", T},
+                   {"loss", loss},
+                   {"tokens", sums.tokens},
+                   {"dropout_seed", dropout_seed},
                    {"logits_block_rows", block_rows}};
   std::ofstream(out / "batch.json") << j.dump();
-  std::cout << "parity_dump: " << name << " model with " << model.parameter_count() << " parameters, loss "
-            << loss << " over " << tokens << " tokens -> " << out << "\n";
+  std::cout << "parity_dump: " << name << " model with " << model.parameter_count() << " parameters, loss " << loss
+            << " over " << tokens << " tokens -> " << out << "\n";
   return 0;
 }

@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
     std::ostringstream log;
     const attn::TrainResult r = attn::Trainer(o, log).run(false);
     std::filesystem::rename(dir / "run" / "model", dir / "model");
-    std::cout << "serve_test_model: " << dir / "model" << " after " << r.progress.step << " steps\n";
+    std::cout << "serve_test_model: " << dir / "model"
+              << " after " << r.progress.step << " steps\n";
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "serve_test_model: " << e.what() << "\n";

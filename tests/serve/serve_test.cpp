@@ -46,8 +46,8 @@ struct Reply {
   std::string text;
 };
 
-Reply post(int port, const std::string& path, const std::string& body,
-           const std::string& type = "application/json", const httplib::Headers& headers = {}) {
+Reply post(int port, const std::string& path, const std::string& body, const std::string& type = "application/json",
+           const httplib::Headers& headers = {}) {
   httplib::Client client("127.0.0.1", port);
   client.set_read_timeout(120, 0);
   const auto res = client.Post(path.c_str(), headers, body, type.c_str());
@@ -113,24 +113,27 @@ TEST_F(Serve, LibreTranslateShapes) {
   ASSERT_EQ(r.status, 200) << r.text;
   EXPECT_EQ(r.body, json({{"translatedText", offline[0]}})) << r.text;
   // q an array: an array in the same order.
-  r = post(port(), "/translate", R"({"q":["river stone light omega","sigma kappa zeta theta"],"source":"xx","target":"yy"})");
+  r = post(port(), "/translate",
+           R"({"q":["river stone light omega","sigma kappa zeta theta"],"source":"xx","target":"yy"})");
   ASSERT_EQ(r.status, 200) << r.text;
   EXPECT_EQ(r.body, json({{"translatedText", {offline[1], offline[2]}}})) << r.text;
   // A form, as curl -d and LibreTranslate's own page send; and a multipart form.
-  r = post(port(), "/translate", "q=alpha%20beta%20gamma%20delta&source=xx&target=yy", "application/x-www-form-urlencoded");
+  r = post(port(), "/translate", "q=alpha%20beta%20gamma%20delta&source=xx&target=yy",
+           "application/x-www-form-urlencoded");
   ASSERT_EQ(r.status, 200) << r.text;
   EXPECT_EQ(r.body["translatedText"], offline[0]);
   {
     httplib::Client client("127.0.0.1", port());
-    const auto res = client.Post("/translate", httplib::MultipartFormDataItems{{"q", lines[0], "", ""},
-                                                                               {"source", "xx", "", ""},
-                                                                               {"target", "yy", "", ""}});
+    const auto res = client.Post(
+        "/translate",
+        httplib::MultipartFormDataItems{{"q", lines[0], "", ""}, {"source", "xx", "", ""}, {"target", "yy", "", ""}});
     ASSERT_TRUE(res);
     EXPECT_EQ(res->status, 200) << res->body;
     EXPECT_EQ(json::parse(res->body)["translatedText"], offline[0]);
   }
   // Several lines in one text: each line translated, newlines kept.
-  r = post(port(), "/translate", R"({"q":"alpha beta gamma delta\nriver stone light omega","source":"xx","target":"yy"})");
+  r = post(port(), "/translate",
+           R"({"q":"alpha beta gamma delta\nriver stone light omega","source":"xx","target":"yy"})");
   EXPECT_EQ(r.body["translatedText"], offline[0] + "\n" + offline[1]) << r.text;
   // alternatives: up to N more, from the beam, none equal to the translation.
   r = post(port(), "/translate", R"({"q":"alpha beta gamma delta","source":"xx","target":"yy","alternatives":3})");
@@ -141,7 +144,8 @@ TEST_F(Serve, LibreTranslateShapes) {
   // /languages: every code with its targets.
   r = get(port(), "/languages");
   ASSERT_EQ(r.status, 200);
-  EXPECT_EQ(r.body, json::parse(R"([{"code":"xx","name":"xx","targets":["yy"]},{"code":"yy","name":"yy","targets":[]}])"));
+  EXPECT_EQ(r.body,
+            json::parse(R"([{"code":"xx","name":"xx","targets":["yy"]},{"code":"yy","name":"yy","targets":[]}])"));
 }
 
 TEST_F(Serve, ConcurrentRequestsTranslateAsTheCommandLineDoes) {
@@ -192,9 +196,9 @@ TEST_F(Serve, NBestAttentionAndAlignmentAsTheCommandLineGivesThem) {
   // attention + alignment: the record and links that attn translate --attention --alignment write.
   const auto dir = attn::testing::fresh_temp_dir("serve_attention");
   std::ofstream(dir / "in.txt") << lines[0] << "\n" << lines[1] << "\n";
-  const auto run = attn::testing::run_attn("translate -q -m " + kModelDir + " -i " + (dir / "in.txt").string() +
-                                           " -o " + (dir / "out.txt").string() + " --alignment --attention " +
-                                           (dir / "att.jsonl").string());
+  const auto run =
+      attn::testing::run_attn("translate -q -m " + kModelDir + " -i " + (dir / "in.txt").string() + " -o " +
+                              (dir / "out.txt").string() + " --alignment --attention " + (dir / "att.jsonl").string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const auto out = read_lines((dir / "out.txt").string());
   const auto records = read_lines((dir / "att.jsonl").string());
@@ -253,8 +257,9 @@ TEST_F(Serve, ScoresAsTheCommandLineDoes) {
   for (const auto& row : split_lines(run.output))
     if (!row.empty() && std::isdigit(static_cast<unsigned char>(row[0]))) rows.push_back(row);
   ASSERT_EQ(rows.size(), 2u) << run.output;
-  const Reply r = post(port(), "/v1/score", R"({"pairs":[{"source":"alpha beta gamma","target":"gamma beta alpha"},)"
-                                            R"({"source":"river stone","target":"river stone"}]})");
+  const Reply r = post(port(), "/v1/score",
+                       R"({"pairs":[{"source":"alpha beta gamma","target":"gamma beta alpha"},)"
+                       R"({"source":"river stone","target":"river stone"}]})");
   ASSERT_EQ(r.status, 200) << r.text;
   for (std::size_t i = 0; i < 2; ++i) {
     std::istringstream row(rows[i]);
@@ -295,10 +300,14 @@ TEST_F(Serve, BadRequestsGetClearErrors) {
   const std::vector<Case> cases{
       {"/translate", R"({"q":"alpha","source":"xx")", "application/json", 400, "Invalid JSON format"},
       {"/translate", R"(["alpha"])", "application/json", 400, "Invalid JSON format"},
-      {"/translate", R"({"source":"xx","target":"yy"})", "application/json", 400, "Invalid request: missing q parameter"},
-      {"/translate", R"({"q":"alpha","target":"yy"})", "application/json", 400, "Invalid request: missing source parameter"},
-      {"/translate", R"({"q":"alpha","source":"xx"})", "application/json", 400, "Invalid request: missing target parameter"},
-      {"/translate", R"({"q":5,"source":"xx","target":"yy"})", "application/json", 400, "q must be a string or an array"},
+      {"/translate", R"({"source":"xx","target":"yy"})", "application/json", 400,
+       "Invalid request: missing q parameter"},
+      {"/translate", R"({"q":"alpha","target":"yy"})", "application/json", 400,
+       "Invalid request: missing source parameter"},
+      {"/translate", R"({"q":"alpha","source":"xx"})", "application/json", 400,
+       "Invalid request: missing target parameter"},
+      {"/translate", R"({"q":5,"source":"xx","target":"yy"})", "application/json", 400,
+       "q must be a string or an array"},
       {"/translate", R"({"q":["a",5],"source":"xx","target":"yy"})", "application/json", 400, "q[1] is not a string"},
       {"/translate", R"({"q":"a","source":"xx","target":"fr"})", "application/json", 400, "fr is not supported"},
       {"/translate", R"({"q":"a","source":"yy","target":"xx"})", "application/json", 400,
@@ -308,7 +317,8 @@ TEST_F(Serve, BadRequestsGetClearErrors) {
        "html format is not supported"},
       {"/translate", "{\"q\":\"alpha \xff\",\"source\":\"xx\",\"target\":\"yy\"}", "application/json", 400,
        "not valid UTF-8 (byte 13)"},
-      {"/translate", "q=alpha%FF&source=xx&target=yy", "application/x-www-form-urlencoded", 400, "q is not valid UTF-8"},
+      {"/translate", "q=alpha%FF&source=xx&target=yy", "application/x-www-form-urlencoded", 400,
+       "q is not valid UTF-8"},
       {"/translate", "{\"q\":\"" + big + "\",\"source\":\"xx\",\"target\":\"yy\"}", "application/json", 413,
        "larger than 1048576 bytes"},
       {"/translate", json({{"q", std::vector<std::string>(129, "a")}, {"source", "xx"}, {"target", "yy"}}).dump(),
@@ -355,7 +365,8 @@ TEST_F(Serve, ClientsThatMisbehaveDoNotStopTheServer) {
   {  // A body shorter than its Content-Length, then gone.
     testing::RawConnection c(port());
     ASSERT_TRUE(c.connected());
-    c.send("POST /translate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"q\":");
+    c.send(
+        "POST /translate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"q\":");
   }
   {  // A whole request, gone before the answer.
     testing::RawConnection c(port());
@@ -393,7 +404,8 @@ TEST(ServeLimits, ApiKeys) {
   EXPECT_EQ(r.body["error"], "Invalid API key");
   r = post(server.port(), "/translate", "{" + q + R"(,"api_key":"s3cret"})");
   EXPECT_EQ(r.status, 200) << r.text;
-  r = post(server.port(), "/v1/translate", R"({"q":"alpha"})", "application/json", {{"Authorization", "Bearer s3cret"}});
+  r = post(server.port(), "/v1/translate", R"({"q":"alpha"})", "application/json",
+           {{"Authorization", "Bearer s3cret"}});
   EXPECT_EQ(r.status, 200) << r.text;
   r = post(server.port(), "/v1/translate", R"({"q":"alpha"})", "application/json", {{"Authorization", "Bearer nope"}});
   EXPECT_EQ(r.status, 403);
@@ -414,10 +426,10 @@ TEST(ServeLimits, FullQueueAndTimeLimit) {
     EXPECT_NE(r.text.find("more than the queue holds (2)"), std::string::npos) << r.text;
     // Two sentences wait 1.5 s for company and fill the queue: one more is told to slow down.
     Reply first;
-    std::thread waiting([&] {
-      first = post(server.port(), "/translate", R"({"q":["alpha","beta"],"source":"xx","target":"yy"})");
-    });
-    for (int i = 0; i < 100 && get(server.port(), "/metrics").text.find("\nattn_queued_sentences 2\n") == std::string::npos; ++i)
+    std::thread waiting(
+        [&] { first = post(server.port(), "/translate", R"({"q":["alpha","beta"],"source":"xx","target":"yy"})"); });
+    for (int i = 0;
+         i < 100 && get(server.port(), "/metrics").text.find("\nattn_queued_sentences 2\n") == std::string::npos; ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     r = post(server.port(), "/translate", R"({"q":"gamma","source":"xx","target":"yy"})");
     EXPECT_EQ(r.status, 429) << r.text;
@@ -461,7 +473,9 @@ TEST(ServeLimits, BatchesConcurrentRequestsAndCountsThem) {
   std::atomic<int> ok{0};
   for (int c = 0; c < 16; ++c)
     clients.emplace_back([&, c] {
-      ok += post(server.port(), "/translate", json({{"q", lines[static_cast<std::size_t>(c)]}, {"source", "xx"}, {"target", "yy"}}).dump()).status == 200;
+      ok += post(server.port(), "/translate",
+                 json({{"q", lines[static_cast<std::size_t>(c)]}, {"source", "xx"}, {"target", "yy"}}).dump())
+                .status == 200;
     });
   for (auto& t : clients) t.join();
   EXPECT_EQ(ok, 16);
@@ -486,7 +500,8 @@ TEST(ServeLimits, SigtermFinishesWhatIsInFlight) {
   std::vector<Reply> replies(8);
   for (std::size_t c = 0; c < replies.size(); ++c)
     clients.emplace_back([&, c] {
-      replies[c] = post(server.port(), "/translate", json({{"q", lines[c]}, {"source", "xx"}, {"target", "yy"}}).dump());
+      replies[c] =
+          post(server.port(), "/translate", json({{"q", lines[c]}, {"source", "xx"}, {"target", "yy"}}).dump());
     });
   // Until the 8 sentences are queued (they wait 2 s for company; at most 10 s for the clients).
   for (int i = 0; i < 500; ++i) {

@@ -110,7 +110,9 @@ class RawConnection {
   }
   ~RawConnection() { close(fd_); }
   bool connected() const { return connected_; }
-  bool send(const std::string& bytes) { return ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size()); }
+  bool send(const std::string& bytes) {
+    return ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
+  }
   // What arrives within `seconds` (until the peer closes).
   std::string receive(int seconds) {
     std::string got;

@@ -93,14 +93,22 @@ TEST(Table3, ChangesAsThePaperPrintsThemMatchTheModels) {
         if (key == "N") {
           actual = row.model.encoder_layers;
           EXPECT_EQ(row.model.decoder_layers, value) << row.id;
-        } else if (key == "d_model") actual = row.model.d_model;
-        else if (key == "d_ff") actual = row.model.d_ff;
-        else if (key == "h") actual = row.model.heads;
-        else if (key == "d_k") actual = row.model.d_k;
-        else if (key == "d_v") actual = row.model.d_v;
-        else if (key == "P_drop") actual = row.model.dropout;
-        else if (key == "eps_ls") actual = row.model.label_smoothing;
-        else ADD_FAILURE() << row.id << ": unknown cell " << key;
+        } else if (key == "d_model")
+          actual = row.model.d_model;
+        else if (key == "d_ff")
+          actual = row.model.d_ff;
+        else if (key == "h")
+          actual = row.model.heads;
+        else if (key == "d_k")
+          actual = row.model.d_k;
+        else if (key == "d_v")
+          actual = row.model.d_v;
+        else if (key == "P_drop")
+          actual = row.model.dropout;
+        else if (key == "eps_ls")
+          actual = row.model.label_smoothing;
+        else
+          ADD_FAILURE() << row.id << ": unknown cell " << key;
         EXPECT_NEAR(actual, value, 1e-6) << row.id << ": " << key;
       }
     }
@@ -162,7 +170,9 @@ TEST(Table3, ScaledDividesWidthsAndLayers) {
   EXPECT_EQ(scaled(table3_row("C3").model, {}).encoder_layers, 4);  // N=8
   EXPECT_EQ(scaled(table3_row("A4").model, {}).d_k, 4);             // h=32, d_k=16
   EXPECT_EQ(scaled(table3_row("big").model, {}).d_model, 256);
-  EXPECT_NE(message_of([] { scaled(table3_row("base").model, {3, 2, 8000}); }).find("d_model 512 is not divisible by 3"),
+  EXPECT_NE(message_of([] {
+              scaled(table3_row("base").model, {3, 2, 8000});
+            }).find("d_model 512 is not divisible by 3"),
             std::string::npos);
 }
 
@@ -194,9 +204,9 @@ TEST(Table3, TrainOptionsAreAcceptedByAttnTrain) {
     const fs::path file = dir / (run.name + ".json");
     write(file, train_options(run, training).dump());
     const std::string out = (dir / "out.json").string();
-    ASSERT_EQ(std::system((std::string(ATTN_BINARY) + " train --config " + file.string() + " --dump-config > " + out +
-                           " 2>&1")
-                              .c_str()),
+    ASSERT_EQ(std::system(
+                  (std::string(ATTN_BINARY) + " train --config " + file.string() + " --dump-config > " + out + " 2>&1")
+                      .c_str()),
               0)
         << run.name;
     std::ifstream in(out);
@@ -222,7 +232,8 @@ void fake_run(const fs::path& study, const std::string& name, double cross_entro
   int step = 0;
   for (double s : speeds)
     log << R"({"type":"train","step":)" << (step += 50) << R"(,"loss":6.0,"tokens_per_second":)" << s << "}\n";
-  log << R"({"type":"valid","step":)" << steps << R"(,"cross_entropy":)" << cross_entropy << R"(,"loss":9.9})" << "\n";
+  log << R"({"type":"valid","step":)" << steps << R"(,"cross_entropy":)" << cross_entropy << R"(,"loss":9.9})"
+      << "\n";
   write(study / "runs" / name / "train" / "train.jsonl", log.str());
   write(study / "runs" / name / "dev.bleu.json",
         R"([{"name":"BLEU","score":)" + std::to_string(bleu) + R"(},{"name":"chrF2","score":40.0}])");
@@ -239,9 +250,9 @@ TEST(Table3Report, ReadsWhatARunMeasured) {
   EXPECT_DOUBLE_EQ(r->tokens_per_second, 5000);  // median of 4000, 5000, 6000 (the first, start-up, left out)
   fake_run(dir, "even", std::log(150.0), 3.25, {900, 3000, 4000});  // median of an even count: the mean of two
   EXPECT_DOUBLE_EQ(read_run_result(dir / "runs" / "even", 800)->tokens_per_second, 3500);
-  EXPECT_NE(message_of([&] { read_run_result(dir / "runs" / "base", 400); })
-                .find("train.jsonl: no validation at step 400"),
-            std::string::npos);
+  EXPECT_NE(
+      message_of([&] { read_run_result(dir / "runs" / "base", 400); }).find("train.jsonl: no validation at step 400"),
+      std::string::npos);
   write(dir / "runs" / "base" / "train" / "train.jsonl", "{\"type\":\"train\"}\n{oops\n");
   EXPECT_NE(message_of([&] { read_run_result(dir / "runs" / "base", 800); }).find("train.jsonl:2: not a JSON record"),
             std::string::npos);
@@ -277,9 +288,9 @@ TEST(Table3Report, TrendVerdictsWeighDifferencesAgainstTheSeedSpread) {
   const auto& many = by_claim.at("too many heads are worse (A: h=32 against the best of h=4, 8, 16)");
   EXPECT_EQ(many.verdict, "within the spread");
   EXPECT_EQ(many.evidence, "h=32 99.00 vs h=16 98.00 (+1.0%)");
-  EXPECT_EQ(by_claim.at("dropout helps (D: P_drop 0.0 against 0.1)").verdict, "does not hold");  // -10%
+  EXPECT_EQ(by_claim.at("dropout helps (D: P_drop 0.0 against 0.1)").verdict, "does not hold");           // -10%
   EXPECT_EQ(by_claim.at("label smoothing hurts perplexity (D: ε_ls 0.1 against 0.0)").verdict, "holds");  // +5.3%
-  EXPECT_EQ(by_claim.at("learned positions are as good as sinusoids (E)").verdict, "holds");  // +1%
+  EXPECT_EQ(by_claim.at("learned positions are as good as sinusoids (E)").verdict, "holds");              // +1%
   EXPECT_EQ(by_claim.at("deeper is better (C: N=2 against base's 6)").verdict, "not run");
   fs::remove_all(dir);
 }
@@ -311,7 +322,8 @@ TEST(Table3Report, TableAndChartsCarryOursAndThePapers) {
   // Rows not run are marked as such.
   Table3Results partial = r;
   partial.results.erase("A4");
-  EXPECT_NE(table3_report(partial, {}, {}, "").markdown.find("| A4 | h=32, d_k=d_v=16 | h=32, d_k=d_v=4 | 800 | 2.41M | not run |"),
+  EXPECT_NE(table3_report(partial, {}, {}, "")
+                .markdown.find("| A4 | h=32, d_k=d_v=16 | h=32, d_k=d_v=4 | 800 | 2.41M | not run |"),
             std::string::npos);
   fs::remove_all(dir);
 }
@@ -339,11 +351,12 @@ struct ScriptStudy {
 ScriptStudy script_study(const std::string& name) {
   ScriptStudy t{fresh_dir(name), ""};
   const fs::path fixtures = fs::path(ATTN_SOURCE_DIR) / "tests" / "data" / "fixtures";
-  const std::string attn = ATTN_BINARY, en = (fixtures / "genesis.en").string(), es = (fixtures / "genesis.es").string();
-  const int status = std::system(("cd " + t.dir.string() + " && head -n 10 " + en + " > dev.en && head -n 10 " + es +
-                                  " > dev.es && " + attn + " vocab train --size 800 --model vocab --input " + en + " " +
-                                  es + " > vocab.log 2>&1")
-                                     .c_str());
+  const std::string attn = ATTN_BINARY, en = (fixtures / "genesis.en").string(),
+                    es = (fixtures / "genesis.es").string();
+  const int status =
+      std::system(("cd " + t.dir.string() + " && head -n 10 " + en + " > dev.en && head -n 10 " + es + " > dev.es && " +
+                   attn + " vocab train --size 800 --model vocab --input " + en + " " + es + " > vocab.log 2>&1")
+                      .c_str());
   EXPECT_EQ(status, 0) << t.slurp("vocab.log");
   t.script = std::string(ATTN_SOURCE_DIR) + "/scripts/table3 --attn " + attn + " --run " + (t.dir / "study").string() +
              " --train-source " + en + " --train-target " + es + " --valid-source " + (t.dir / "dev.en").string() +
@@ -379,7 +392,8 @@ TEST(Table3Script, RunsKeepsResumesAndRefusesAnotherPlan) {
   // Again: nothing is trained twice.
   ASSERT_EQ(sh(script + " --steps 3", "second.log"), 0) << slurp("second.log");
   const std::string second = slurp("second.log");
-  for (const char* kept : {"base: finished earlier, kept", "A1: finished earlier, kept", "base-seed2: finished earlier, kept"})
+  for (const char* kept :
+       {"base: finished earlier, kept", "A1: finished earlier, kept", "base-seed2: finished earlier, kept"})
     EXPECT_NE(second.find(kept), std::string::npos) << second;
   EXPECT_EQ(second.find("training stopped"), std::string::npos) << second;
   EXPECT_EQ(fs::last_write_time(a1_bleu), finished_at);
@@ -408,10 +422,11 @@ TEST(Table3Script, AStopSignalSavesACheckpointAndTheNextRunResumes) {
   auto slurp = [&](const std::string& name) { return t.slurp(name); };
   const std::string script = t.script + " --rows base --steps 100";
   // In the background, in a process group of its own, its status written when it ends.
-  ASSERT_EQ(std::system(("cd " + dir.string() + " && (setsid " + script +
-                         " > stop.log 2>&1 & echo $! > script.pid; wait $!; echo $? > script.status) > /dev/null 2>&1 &")
-                            .c_str()),
-            0);
+  ASSERT_EQ(
+      std::system(("cd " + dir.string() + " && (setsid " + script +
+                   " > stop.log 2>&1 & echo $! > script.pid; wait $!; echo $? > script.status) > /dev/null 2>&1 &")
+                      .c_str()),
+      0);
   const fs::path checkpoints = dir / "study" / "runs" / "base" / "train" / "checkpoints";
   auto checkpoint_count = [&] {
     int n = 0;
@@ -438,7 +453,8 @@ TEST(Table3Script, AStopSignalSavesACheckpointAndTheNextRunResumes) {
   EXPECT_EQ(checkpoint_count(), 2) << log;  // the one written on the way out
   EXPECT_FALSE(fs::exists(dir / "study" / "runs" / "base" / "dev.bleu.json"));
 
-  ASSERT_EQ(std::system(("cd " + dir.string() + " && " + script + " > again.log 2>&1").c_str()), 0) << slurp("again.log");
+  ASSERT_EQ(std::system(("cd " + dir.string() + " && " + script + " > again.log 2>&1").c_str()), 0)
+      << slurp("again.log");
   const std::string again = slurp("again.log");
   EXPECT_NE(again.find("resuming from"), std::string::npos) << again;
   EXPECT_NE(again.find("training stopped (max_steps) at step 100"), std::string::npos) << again;

@@ -30,7 +30,7 @@ TEST(LearningRate, FollowsThePaperAtHandComputedSteps) {
   // 512^-0.5 = 0.044194174; 4000^-1.5 = 3.9528471e-6; 4000^-0.5 = 0.015811388
   EXPECT_NEAR(lr(1), 0.044194174 * 3.9528471e-6, 1e-12);
   EXPECT_NEAR(lr(2000), 0.044194174 * 2000 * 3.9528471e-6, 1e-10);
-  EXPECT_NEAR(lr(4000), 0.044194174 * 0.015811388, 1e-9);   // the peak: 6.988e-4
+  EXPECT_NEAR(lr(4000), 0.044194174 * 0.015811388, 1e-9);  // the peak: 6.988e-4
   EXPECT_NEAR(lr(16000), 0.044194174 / 126.49111, 1e-9);   // half the peak
   const LearningRateSchedule scaled{256, 100, 2.0};
   EXPECT_NEAR(scaled(400), 2.0 / 16 / 20, 1e-12);
@@ -119,7 +119,9 @@ TEST(Checkpoint, AveragingIsTheElementWiseMean) {
   const auto mean = average_weights(paths, c);
   ASSERT_EQ(mean.size(), weights[0].size());
   for (std::size_t i = 0; i < mean.size(); ++i)
-    ASSERT_FLOAT_EQ(mean[i], static_cast<float>((static_cast<double>(weights[0][i]) + weights[1][i] + weights[2][i]) / 3)) << i;
+    ASSERT_FLOAT_EQ(mean[i],
+                    static_cast<float>((static_cast<double>(weights[0][i]) + weights[1][i] + weights[2][i]) / 3))
+        << i;
 }
 
 }  // namespace

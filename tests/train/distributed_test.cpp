@@ -31,13 +31,58 @@ using Args = std::vector<std::string>;
 using Clock = std::chrono::steady_clock;
 
 Args train_args(const testing::ReverseTask& t, const std::filesystem::path& run, int max_steps = 60) {
-  return {ATTN_BINARY, "train", "--preset", "tiny", "--train-source", t.train_src.string(), "--train-target",
-          t.train_tgt.string(), "--valid-source", t.dev_src.string(), "--valid-target", t.dev_tgt.string(),
-          "--vocabulary", t.vocabulary.string(), "--run-dir", run.string(), "--d-model", "64", "--d-ff", "128",
-          "--d-k", "16", "--d-v", "16", "--dropout", "0.1", "--label-smoothing", "0.1", "--batch-tokens", "512",
-          "--warmup-steps", "50", "--lr-scale", "0.2", "--max-steps", std::to_string(max_steps), "--save-every",
-          "20", "--save-every-minutes", "0", "--keep-checkpoints", "20", "--log-every", "1", "--valid-every", "30",
-          "--valid-translate", "5", "--clip-norm", "5", "--threads", "1"};
+  return {ATTN_BINARY,
+          "train",
+          "--preset",
+          "tiny",
+          "--train-source",
+          t.train_src.string(),
+          "--train-target",
+          t.train_tgt.string(),
+          "--valid-source",
+          t.dev_src.string(),
+          "--valid-target",
+          t.dev_tgt.string(),
+          "--vocabulary",
+          t.vocabulary.string(),
+          "--run-dir",
+          run.string(),
+          "--d-model",
+          "64",
+          "--d-ff",
+          "128",
+          "--d-k",
+          "16",
+          "--d-v",
+          "16",
+          "--dropout",
+          "0.1",
+          "--label-smoothing",
+          "0.1",
+          "--batch-tokens",
+          "512",
+          "--warmup-steps",
+          "50",
+          "--lr-scale",
+          "0.2",
+          "--max-steps",
+          std::to_string(max_steps),
+          "--save-every",
+          "20",
+          "--save-every-minutes",
+          "0",
+          "--keep-checkpoints",
+          "20",
+          "--log-every",
+          "1",
+          "--valid-every",
+          "30",
+          "--valid-translate",
+          "5",
+          "--clip-norm",
+          "5",
+          "--threads",
+          "1"};
 }
 
 Args with(Args a, const Args& more) {
@@ -49,8 +94,10 @@ Args with(Args a, const Args& more) {
 Args setting(Args a, const Args& changes) {
   for (std::size_t i = 0; i + 1 < changes.size(); i += 2) {
     auto it = std::find(a.begin(), a.end(), changes[i]);
-    if (it != a.end()) *(it + 1) = changes[i + 1];
-    else a.insert(a.end(), {changes[i], changes[i + 1]});
+    if (it != a.end())
+      *(it + 1) = changes[i + 1];
+    else
+      a.insert(a.end(), {changes[i], changes[i + 1]});
   }
   return a;
 }
@@ -158,7 +205,8 @@ void expect_same_tensors(const std::filesystem::path& a_path, const std::filesys
   ASSERT_EQ(a.entries().size(), b.entries().size());
   for (const auto& [name, entry] : a.entries()) {
     const auto& other = b.entries().at(name);
-    EXPECT_EQ(a.data().substr(entry.begin, entry.end - entry.begin), b.data().substr(other.begin, other.end - other.begin))
+    EXPECT_EQ(a.data().substr(entry.begin, entry.end - entry.begin),
+              b.data().substr(other.begin, other.end - other.begin))
         << name << " differs between " << a_path << " and " << b_path;
   }
 }
@@ -238,7 +286,8 @@ TEST_F(Distributed, KilledRankStopsTheJobAndResumeReachesTheUninterruptedWeights
   const Args one_rank = with(train_args(t, *dir_ / "killed-1", 200), {"--accumulate", "2", "--resume"});
   const int resumed_one = wait_for(spawn(one_rank, *dir_ / "resumed-1.log"));
   ASSERT_TRUE(succeeded(resumed_one)) << read_all(*dir_ / "resumed-1.log");
-  EXPECT_NE(read_all(*dir_ / "resumed-1.log").find("written by a run of 2 rank(s); continuing with 1"), std::string::npos);
+  EXPECT_NE(read_all(*dir_ / "resumed-1.log").find("written by a run of 2 rank(s); continuing with 1"),
+            std::string::npos);
   const Args two_ranks = with(killed_args, {"--resume"});
   const int resumed_two = wait_for(spawn(mpirun({two_ranks, two_ranks}), *dir_ / "resumed-2.log"));
   ASSERT_TRUE(succeeded(resumed_two)) << read_all(*dir_ / "resumed-2.log");
@@ -308,19 +357,23 @@ TEST_F(Distributed, DifferentConfigurationsOrDataOnTheRanksAreRefusedAtTheStart)
   text.replace(text.find("alpha"), 5, "omega");
   std::ofstream(*dir_ / "changed.tgt") << text;
   const std::vector<Case> cases{
-      {"config", {"--batch-tokens", "1024"}, {"rank 1 differs from rank 0: batch_tokens is 1024 on rank 1, 512 on rank 0"}},
+      {"config",
+       {"--batch-tokens", "1024"},
+       {"rank 1 differs from rank 0: batch_tokens is 1024 on rank 1, 512 on rank 0"}},
       {"model", {"--d-ff", "256"}, {"rank 1 differs from rank 0: d_ff is 256 on rank 1, 128 on rank 0"}},
-      {"data", {"--train-target", (*dir_ / "changed.tgt").string()},
+      {"data",
+       {"--train-target", (*dir_ / "changed.tgt").string()},
        {"rank 1 differs from rank 0: contents of train_target (sha256) is"}},
-      {"unreadable", {"--train-source", (*dir_ / "missing.src").string()},
+      {"unreadable",
+       {"--train-source", (*dir_ / "missing.src").string()},
        {"rank 1: " + (*dir_ / "missing.src").string(), "cannot open"}},
   };
   for (const auto& c : cases) {
     const Args rank0 = train_args(t, *dir_ / ("bad-" + c.name));
     const Args rank1 = setting(train_args(t, *dir_ / ("bad-" + c.name + "-1")), c.rank1_extra);
     const auto started = Clock::now();
-    const int status = wait_for(spawn(mpirun({rank0, rank1}), *dir_ / ("bad-" + c.name + ".log")),
-                                std::chrono::seconds(60));
+    const int status =
+        wait_for(spawn(mpirun({rank0, rank1}), *dir_ / ("bad-" + c.name + ".log")), std::chrono::seconds(60));
     const std::string log = read_all(*dir_ / ("bad-" + c.name + ".log"));
     EXPECT_TRUE(failed_cleanly(status)) << c.name << ": " << log;
     for (const auto& e : c.expected) EXPECT_NE(log.find(e), std::string::npos) << c.name << ": " << log;

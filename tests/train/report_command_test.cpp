@@ -43,25 +43,29 @@ std::string read(const fs::path& p) {
 TEST(ReportCommand, TablesCurveAndBestValidationComeFromTheRunFiles) {
   const auto dir = testing::fresh_temp_dir("report");
   write(dir / "train" / "config.json", R"({"d_model": 256})");
-  write(dir / "train" / "train.jsonl",
-        R"({"type":"train","step":50,"epoch":1,"loss":8.5,"ppl":4000,"lr":0.0001,"tokens_per_second":3000,"target_tokens":180000,"elapsed_seconds":60})"
-        "\n"
-        R"({"type":"valid","step":100,"loss":5.5,"cross_entropy":2.0,"perplexity":7.389,"bleu":12.5,"best":true,"elapsed_seconds":130})"
-        "\n"
-        R"({"type":"train","step":100,"epoch":2,"loss":6.0,"ppl":300,"lr":0.0002,"tokens_per_second":5000,"target_tokens":360000,"elapsed_seconds":3725})"
-        "\n"
-        R"({"type":"valid","step":150,"loss":5.9,"cross_entropy":2.5,"perplexity":12.18,"bleu":11.0,"best":false,"elapsed_seconds":3800})"
-        "\n");
-  write(dir / "scores.json",
-        R"([{"name":"BLEU","score":33.004,"signature":"nrefs:1|sig"},{"name":"chrF2","score":53.449,"signature":"nrefs:1|chrf"}])");
+  write(
+      dir / "train" / "train.jsonl",
+      R"({"type":"train","step":50,"epoch":1,"loss":8.5,"ppl":4000,"lr":0.0001,"tokens_per_second":3000,"target_tokens":180000,"elapsed_seconds":60})"
+      "\n"
+      R"({"type":"valid","step":100,"loss":5.5,"cross_entropy":2.0,"perplexity":7.389,"bleu":12.5,"best":true,"elapsed_seconds":130})"
+      "\n"
+      R"({"type":"train","step":100,"epoch":2,"loss":6.0,"ppl":300,"lr":0.0002,"tokens_per_second":5000,"target_tokens":360000,"elapsed_seconds":3725})"
+      "\n"
+      R"({"type":"valid","step":150,"loss":5.9,"cross_entropy":2.5,"perplexity":12.18,"bleu":11.0,"best":false,"elapsed_seconds":3800})"
+      "\n");
+  write(
+      dir / "scores.json",
+      R"([{"name":"BLEU","score":33.004,"signature":"nrefs:1|sig"},{"name":"chrF2","score":53.449,"signature":"nrefs:1|chrf"}])");
   std::string out;
-  ASSERT_EQ(run_attn("report --run " + dir.string() + " --result 'attn|KJV→es=" + (dir / "scores.json").string() + "'", out), 0)
+  ASSERT_EQ(
+      run_attn("report --run " + dir.string() + " --result 'attn|KJV→es=" + (dir / "scores.json").string() + "'", out),
+      0)
       << out;
   const std::string md = read(dir / "report.md");
   EXPECT_NE(md.find("| attn | KJV→es | 33.00 | 53.45 |"), std::string::npos) << md;
   EXPECT_NE(md.find("`nrefs:1|sig`"), std::string::npos) << md;
   EXPECT_NE(md.find("| updates | 100 (2 epochs) |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| training time | 1:02:05 |"), std::string::npos) << md;           // 3725 s
+  EXPECT_NE(md.find("| training time | 1:02:05 |"), std::string::npos) << md;              // 3725 s
   EXPECT_NE(md.find("| training speed | 5000 target tokens/s"), std::string::npos) << md;  // median of 3000, 5000
   EXPECT_NE(md.find("7.39 per subword token (cross-entropy 2.0000, step 100)"), std::string::npos) << md;  // e^2
   EXPECT_NE(md.find("| best dev BLEU (greedy, during training) | 12.50 |"), std::string::npos) << md;
@@ -86,7 +90,8 @@ TEST(ReportCommand, BadScoresFileIsNamed) {
   write(dir / "train" / "train.jsonl", "");
   write(dir / "scores.json", "[{not json");
   std::string out;
-  EXPECT_NE(run_attn("report --run " + dir.string() + " --result 'x|y=" + (dir / "scores.json").string() + "'", out), 0);
+  EXPECT_NE(run_attn("report --run " + dir.string() + " --result 'x|y=" + (dir / "scores.json").string() + "'", out),
+            0);
   EXPECT_NE(out.find((dir / "scores.json").string()), std::string::npos) << out;
   EXPECT_FALSE(fs::exists(dir / "report.md"));
 }
@@ -102,7 +107,8 @@ TEST(ReportCommand, BadTrainingLogLinesAreNamed) {
   for (const auto& [second_line, problem] : std::vector<std::pair<std::string, std::string>>{
            {R"({"type":"train","step":60,"lo)", ":2: not a JSON object"},
            {R"({"type":"valid","step":60})", ":2: \"cross_entropy\" must be a number"},
-           {R"({"type":"train","step":"60","loss":1,"tokens_per_second":1,"elapsed_seconds":1})", ":2: \"step\" must be a number"},
+           {R"({"type":"train","step":"60","loss":1,"tokens_per_second":1,"elapsed_seconds":1})",
+            ":2: \"step\" must be a number"},
            {R"({"step":60})", ":2: \"type\" must be \"train\" or \"valid\""}}) {
     write(dir / "train" / "train.jsonl", good + "\n" + second_line + "\n");
     std::string out;

@@ -29,12 +29,48 @@ namespace attn {
 namespace {
 
 std::vector<std::string> train_args(const testing::ReverseTask& t, const std::filesystem::path& run) {
-  return {ATTN_BINARY, "train", "--preset", "tiny", "--train-source", t.train_src.string(), "--train-target",
-          t.train_tgt.string(), "--vocabulary", t.vocabulary.string(), "--run-dir", run.string(), "--d-model", "64",
-          "--d-ff", "128", "--d-k", "16", "--d-v", "16", "--dropout", "0.1", "--batch-tokens", "512",
-          "--warmup-steps", "50", "--lr-scale", "0.2", "--max-steps", "240", "--save-every", "20",
-          "--save-every-minutes", "0", "--keep-checkpoints", "3", "--log-every", "20", "--threads", "2",
-          "--accumulate", "2"};
+  return {ATTN_BINARY,
+          "train",
+          "--preset",
+          "tiny",
+          "--train-source",
+          t.train_src.string(),
+          "--train-target",
+          t.train_tgt.string(),
+          "--vocabulary",
+          t.vocabulary.string(),
+          "--run-dir",
+          run.string(),
+          "--d-model",
+          "64",
+          "--d-ff",
+          "128",
+          "--d-k",
+          "16",
+          "--d-v",
+          "16",
+          "--dropout",
+          "0.1",
+          "--batch-tokens",
+          "512",
+          "--warmup-steps",
+          "50",
+          "--lr-scale",
+          "0.2",
+          "--max-steps",
+          "240",
+          "--save-every",
+          "20",
+          "--save-every-minutes",
+          "0",
+          "--keep-checkpoints",
+          "3",
+          "--log-every",
+          "20",
+          "--threads",
+          "2",
+          "--accumulate",
+          "2"};
 }
 
 pid_t spawn(std::vector<std::string> args) {
@@ -97,7 +133,8 @@ TEST(Resume, KilledAndResumedRunEqualsUninterruptedRunBitForBit) {
   ASSERT_EQ(a.entries().size(), b.entries().size());
   for (const auto& [name, entry] : a.entries()) {
     const auto& other = b.entries().at(name);
-    ASSERT_EQ(a.data().substr(entry.begin, entry.end - entry.begin), b.data().substr(other.begin, other.end - other.begin))
+    ASSERT_EQ(a.data().substr(entry.begin, entry.end - entry.begin),
+              b.data().substr(other.begin, other.end - other.begin))
         << name << " differs";
   }
 }
@@ -118,8 +155,10 @@ int run_logged(std::vector<std::string> args, const std::filesystem::path& log) 
 std::vector<std::string> setting(std::vector<std::string> a, const std::vector<std::string>& changes) {
   for (std::size_t i = 0; i + 1 < changes.size(); i += 2) {
     auto it = std::find(a.begin(), a.end(), changes[i]);
-    if (it != a.end()) *(it + 1) = changes[i + 1];
-    else a.insert(a.end(), {changes[i], changes[i + 1]});
+    if (it != a.end())
+      *(it + 1) = changes[i + 1];
+    else
+      a.insert(a.end(), {changes[i], changes[i + 1]});
   }
   return a;
 }
@@ -136,8 +175,7 @@ TEST(Resume, ChangedOptionsAreRefusedUnlessAskedFor) {
   changed.push_back("--resume");
   EXPECT_NE(run_logged(changed, dir / "refused.log"), 0);
   const std::string refused = read_all(dir / "refused.log");
-  EXPECT_NE(refused.find("batch_tokens is 1024 now, 512 in the checkpoint"),
-            std::string::npos) << refused;
+  EXPECT_NE(refused.find("batch_tokens is 1024 now, 512 in the checkpoint"), std::string::npos) << refused;
   EXPECT_NE(refused.find("seed is 7 now, 1 in the checkpoint"), std::string::npos) << refused;
   EXPECT_NE(refused.find("accumulate is 1 now, 2 in the checkpoint"), std::string::npos) << refused;
   EXPECT_EQ(refused.find("max_steps"), std::string::npos) << "max_steps may change: " << refused;
@@ -190,13 +228,14 @@ TEST(Resume, StopSignalsAtRandomMomentsAlwaysEndWithACheckpoint) {
   Random rng(7);
   for (int i = 0; i < 12; ++i) {
     const auto run = dir / ("run" + std::to_string(i));
-    auto args = setting(train_args(task, run), {"--d-model", "256", "--d-ff", "512", "--d-k", "32", "--d-v", "32",
-                                                "--max-steps", "100000", "--save-every", "5", "--threads", "1",
-                                                "--accumulate", "1"});
+    auto args = setting(train_args(task, run),
+                        {"--d-model", "256", "--d-ff", "512", "--d-k", "32", "--d-v", "32", "--max-steps", "100000",
+                         "--save-every", "5", "--threads", "1", "--accumulate", "1"});
     const pid_t pid = spawn_logged(args, dir / ("run" + std::to_string(i) + ".log"));
     // Wait for training to be under way (the first checkpoint), then a random part of a few updates.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
-    while (!std::filesystem::exists(checkpoint_path(run / "checkpoints", 5)) && std::chrono::steady_clock::now() < deadline)
+    while (!std::filesystem::exists(checkpoint_path(run / "checkpoints", 5)) &&
+           std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     std::this_thread::sleep_for(std::chrono::milliseconds(rng.below(400)));
     kill(pid, SIGTERM);
@@ -289,9 +328,9 @@ TEST(Resume, BestModelAndEarlyStoppingStateSurviveAResume) {
   const auto dir = testing::fresh_temp_dir("resume_best");
   const auto task = testing::make_reverse_task(dir, 3000, 20);
   auto args = [&](const std::filesystem::path& run, int max_steps) {
-    return setting(train_args(task, run), {"--valid-source", task.dev_src.string(), "--valid-target",
-                                           task.dev_tgt.string(), "--valid-every", "20", "--valid-translate", "0",
-                                           "--early-stopping", "0", "--max-steps", std::to_string(max_steps)});
+    return setting(train_args(task, run),
+                   {"--valid-source", task.dev_src.string(), "--valid-target", task.dev_tgt.string(), "--valid-every",
+                    "20", "--valid-translate", "0", "--early-stopping", "0", "--max-steps", std::to_string(max_steps)});
   };
   ASSERT_EQ(run_logged(args(dir / "straight", 240), dir / "straight.log"), 0) << read_all(dir / "straight.log");
   // S: the checkpoint before the first validation after step 20 that is not a new best.
@@ -307,11 +346,13 @@ TEST(Resume, BestModelAndEarlyStoppingStateSurviveAResume) {
   ASSERT_GT(cut, 0) << "every validation of the run was a new best: nothing to carry across a resume; "
                        "lengthen the run";
 
-  ASSERT_EQ(run_logged(args(dir / "split", static_cast<int>(cut)), dir / "first.log"), 0) << read_all(dir / "first.log");
+  ASSERT_EQ(run_logged(args(dir / "split", static_cast<int>(cut)), dir / "first.log"), 0)
+      << read_all(dir / "first.log");
   auto resume = args(dir / "split", 240);
   resume.push_back("--resume");
   ASSERT_EQ(run_logged(resume, dir / "resumed.log"), 0) << read_all(dir / "resumed.log");
-  EXPECT_NE(read_all(dir / "resumed.log").find("resuming from " + checkpoint_path(dir / "split" / "checkpoints", cut).string()),
+  EXPECT_NE(read_all(dir / "resumed.log")
+                .find("resuming from " + checkpoint_path(dir / "split" / "checkpoints", cut).string()),
             std::string::npos);
 
   // Every validation after the cut is judged "new best" or not as in the uninterrupted run.

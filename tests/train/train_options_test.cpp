@@ -34,7 +34,8 @@ TEST(TrainOptions, WrongTypesNameTheSourceTheKeyAndTheAcceptedValues) {
   const std::vector<std::pair<std::string, std::string>> cases{
       {R"({"positions": 1})", "config.json: option 'positions' must be \"sinusoidal\" or \"learned\", got 1"},
       {R"({"batch_tokens": "many"})", "config.json: option 'batch_tokens' must be a whole number from"},
-      {R"({"batch_tokens": 4096.5})", "option 'batch_tokens' must be a whole number from -2147483648 to 2147483647, got 4096.5"},
+      {R"({"batch_tokens": 4096.5})",
+       "option 'batch_tokens' must be a whole number from -2147483648 to 2147483647, got 4096.5"},
       {R"({"max_steps": 1e30})", "option 'max_steps' must be a whole number from"},
       {R"({"seed": -1})", "option 'seed' must be a whole number from 0 to 18446744073709551615, got -1"},
       {R"({"lr_scale": "2"})", "option 'lr_scale' must be a number, got \"2\""},

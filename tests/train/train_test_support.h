@@ -30,7 +30,7 @@ inline std::vector<std::string> split_words(const std::string& s) {
 }
 
 inline ReverseTask make_reverse_task(const std::filesystem::path& dir, int train_pairs = 6000, int dev_pairs = 200) {
-  static const std::vector<std::string> words{"alpha", "beta",  "gamma", "delta", "epsilon", "zeta",  "theta",
+  static const std::vector<std::string> words{"alpha", "beta",   "gamma", "delta", "epsilon", "zeta",  "theta",
                                               "kappa", "lambda", "sigma", "omega", "river",   "stone", "light"};
   ReverseTask t;
   t.dir = dir;

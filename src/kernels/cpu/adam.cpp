@@ -5,8 +5,7 @@
 
 namespace attn::cpu {
 
-void adam(float* params, const float* grads, float* m, float* v, std::int64_t n,
-          const AdamHyper& h) {
+void adam(float* params, const float* grads, float* m, float* v, std::int64_t n, const AdamHyper& h) {
   const float b1 = h.beta1, b2 = h.beta2;
   const auto t = static_cast<double>(h.step);
   // Folding both bias corrections into the step size and epsilon:

@@ -8,8 +8,7 @@
 
 namespace attn::cpu {
 
-void attention_softmax(float* scores, int batch, int heads, int tq, int tk,
-                       const AttentionMask& mask, float scale) {
+void attention_softmax(float* scores, int batch, int heads, int tq, int tk, const AttentionMask& mask, float scale) {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * heads * tq;
 #pragma omp parallel for schedule(static) if (rows * tk > (1 << 14))
   for (std::int64_t r = 0; r < rows; ++r) {
@@ -42,8 +41,7 @@ void attention_softmax(float* scores, int batch, int heads, int tq, int tk,
   }
 }
 
-void attention_softmax_backward(float* dprobs, const float* probs, std::int64_t rows, int tk,
-                                float scale) {
+void attention_softmax_backward(float* dprobs, const float* probs, std::int64_t rows, int tk, float scale) {
 #pragma omp parallel for schedule(static) if (rows * tk > (1 << 14))
   for (std::int64_t r = 0; r < rows; ++r) {
     float* d = dprobs + r * tk;

@@ -16,8 +16,8 @@ namespace attn::cpu::avx512 {
 // the accumulators in registers (with a runtime loop GCC keeps them in memory).
 template <int N, typename F>
 inline void unrolled(F&& f) {
-  [&]<int... I>(std::integer_sequence<int, I...>) { (f(std::integral_constant<int, I>{}), ...); }(
-      std::make_integer_sequence<int, N>{});
+  [&]<int... I>(std::integer_sequence<int, I...>) { (f(std::integral_constant<int, I>{}), ...); }
+  (std::make_integer_sequence<int, N>{});
 }
 
 // The first `count` of 16 lanes (none for count <= 0).

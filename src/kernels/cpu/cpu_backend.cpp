@@ -19,8 +19,8 @@ class CpuBackend final : public Backend {
   void* allocate(std::size_t bytes) override {
     // Large buffers (parameters, gradients, the workspace) on 2 MB pages: a training step walks
     // hundreds of megabytes, and with 4 KB pages each new page costs a TLB miss (the gain:
-    // bench/train_step_bench, against a run with transparent huge pages set to "never"). Debian enables transparent huge pages only where asked (madvise).
-    // Smaller ones 64-byte aligned: one cache line, one AVX-512 register.
+    // bench/train_step_bench, against a run with transparent huge pages set to "never"). Debian enables transparent
+    // huge pages only where asked (madvise). Smaller ones 64-byte aligned: one cache line, one AVX-512 register.
     constexpr std::size_t kHugePage = std::size_t{2} << 20;
     const bool huge = bytes >= kHugePage;
     const std::size_t alignment = huge ? kHugePage : 64;
@@ -38,8 +38,8 @@ class CpuBackend final : public Backend {
   }
   void fill(float* x, std::int64_t n, float value) override { cpu::fill(x, n, value); }
 
-  void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
-            const float* b, int ldb, float beta, float* c, int ldc) override {
+  void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+            float beta, float* c, int ldc) override {
     if (precision_ == MatmulPrecision::bf16)
       return cpu::gemm_bf16(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     cpu::gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -59,9 +59,8 @@ class CpuBackend final : public Backend {
                           const GemmBatch& batch) override {
     cpu::gemm_batched_mixed(ta, tb, m, n, k, alpha, a, a_bf16, lda, b, b_bf16, ldb, beta, c, ldc, batch);
   }
-  void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
-                    const float* b, int ldb, float beta, float* c, int ldc,
-                    const GemmBatch& batch) override {
+  void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+                    int ldb, float beta, float* c, int ldc, const GemmBatch& batch) override {
     cpu::gemm_batched(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, batch);
   }
 
@@ -83,22 +82,20 @@ class CpuBackend final : public Backend {
     cpu::dropout(x, y, n, p, seed);
   }
 
-  void layernorm(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-                 float* rstd, std::int64_t rows, int cols, float eps) override {
+  void layernorm(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                 std::int64_t rows, int cols, float eps) override {
     cpu::layernorm(x, gamma, beta, y, mean, rstd, rows, cols, eps);
   }
-  void layernorm_backward(const float* dy, const float* x, const float* mean, const float* rstd,
-                          const float* gamma, float* dx, float* dgamma, float* dbeta,
-                          std::int64_t rows, int cols) override {
+  void layernorm_backward(const float* dy, const float* x, const float* mean, const float* rstd, const float* gamma,
+                          float* dx, float* dgamma, float* dbeta, std::int64_t rows, int cols) override {
     cpu::layernorm_backward(dy, x, mean, rstd, gamma, dx, dgamma, dbeta, rows, cols);
   }
 
-  void attention_softmax(float* scores, int batch, int heads, int tq, int tk,
-                         const AttentionMask& mask, float scale) override {
+  void attention_softmax(float* scores, int batch, int heads, int tq, int tk, const AttentionMask& mask,
+                         float scale) override {
     cpu::attention_softmax(scores, batch, heads, tq, tk, mask, scale);
   }
-  void attention_softmax_backward(float* dprobs, const float* probs, std::int64_t rows, int tk,
-                                  float scale) override {
+  void attention_softmax_backward(float* dprobs, const float* probs, std::int64_t rows, int tk, float scale) override {
     cpu::attention_softmax_backward(dprobs, probs, rows, tk, scale);
   }
 
@@ -106,17 +103,16 @@ class CpuBackend final : public Backend {
                  const float* positions, int seq_len, float* out) override {
     cpu::embedding(ids, n, table, dim, scale, positions, seq_len, out);
   }
-  void embedding_backward(const std::int32_t* ids, std::int64_t n, const float* dout, int dim,
-                          float scale, float* dtable) override {
+  void embedding_backward(const std::int32_t* ids, std::int64_t n, const float* dout, int dim, float scale,
+                          float* dtable) override {
     cpu::embedding_backward(ids, n, dout, dim, scale, dtable);
   }
-  void positions_backward(const float* dout, int batch, int seq_len, int dim,
-                          float* dpositions) override {
+  void positions_backward(const float* dout, int batch, int seq_len, int dim, float* dpositions) override {
     cpu::positions_backward(dout, batch, seq_len, dim, dpositions);
   }
 
-  LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab,
-                         float smoothing, int ignore_id, float grad_scale, float* row_nll) override {
+  LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab, float smoothing,
+                         int ignore_id, float grad_scale, float* row_nll) override {
     return cpu::cross_entropy(logits, targets, rows, vocab, smoothing, ignore_id, grad_scale, row_nll);
   }
   LossSums cross_entropy_to_bf16(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab,
@@ -132,8 +128,7 @@ class CpuBackend final : public Backend {
     cpu::gather_rows(src, src_stride, indices, rows, row_floats, dst, dst_stride);
   }
 
-  void adam(float* params, const float* grads, float* m, float* v, std::int64_t n,
-            const AdamHyper& hyper) override {
+  void adam(float* params, const float* grads, float* m, float* v, std::int64_t n, const AdamHyper& hyper) override {
     cpu::adam(params, grads, m, v, n, hyper);
   }
 
@@ -149,9 +144,7 @@ MatmulPrecision parse_matmul_precision(const std::string& name) {
   throw Error("unknown precision '" + name + "' (expected fp32 or bf16)");
 }
 
-std::string to_string(MatmulPrecision precision) {
-  return precision == MatmulPrecision::fp32 ? "fp32" : "bf16";
-}
+std::string to_string(MatmulPrecision precision) { return precision == MatmulPrecision::fp32 ? "fp32" : "bf16"; }
 
 Backend& cpu_backend(MatmulPrecision precision) {
   static CpuBackend fp32(MatmulPrecision::fp32);

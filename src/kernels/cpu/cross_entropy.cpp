@@ -20,8 +20,8 @@ float row_max(const float* x, int n) {
 
 }  // namespace
 
-LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab,
-                       float smoothing, int ignore_id, float grad_scale, float* out_row_nll, Bf16* grad_bf16) {
+LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab, float smoothing,
+                       int ignore_id, float grad_scale, float* out_row_nll, Bf16* grad_bf16) {
   // Per-row results, summed in row order afterwards so the total does not depend on threads.
   // (Reused across calls; the raw pointers are what the worker threads see.)
   static thread_local std::vector<double> row_loss_buffer, row_nll_buffer;
@@ -40,8 +40,10 @@ LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t 
       float* x = logits + r * vocab;
       const int y = targets[r];
       if (y == ignore_id) {
-        if (grad_bf16) std::fill(grad_bf16 + r * vocab, grad_bf16 + (r + 1) * vocab, Bf16{0});
-        else std::fill(x, x + vocab, 0.0f);
+        if (grad_bf16)
+          std::fill(grad_bf16 + r * vocab, grad_bf16 + (r + 1) * vocab, Bf16{0});
+        else
+          std::fill(x, x + vocab, 0.0f);
         continue;
       }
       // exp(x - max) is kept in the gradient's place: one exp per element.

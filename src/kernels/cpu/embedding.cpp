@@ -22,8 +22,8 @@ void embedding(const std::int32_t* ids, std::int64_t n, const float* table, int 
   }
 }
 
-void embedding_backward(const std::int32_t* ids, std::int64_t n, const float* dout, int dim,
-                        float scale, float* dtable) {
+void embedding_backward(const std::int32_t* ids, std::int64_t n, const float* dout, int dim, float scale,
+                        float* dtable) {
   // Several rows may share an id: each thread owns a slice of the columns instead of rows, so
   // there are no races and the summation order is fixed.
   constexpr int kSlice = 32;
@@ -41,7 +41,7 @@ void embedding_backward(const std::int32_t* ids, std::int64_t n, const float* do
 }
 
 void positions_backward(const float* dout, int batch, int seq_len, int dim, float* dpositions) {
-#pragma omp parallel for schedule(static) if (static_cast<std::int64_t>(batch) * seq_len * dim > (1 << 15))
+#pragma omp parallel for schedule(static) if (static_cast <std::int64_t>(batch) * seq_len * dim > (1 << 15))
   for (int t = 0; t < seq_len; ++t) {
     float* p = dpositions + static_cast<std::int64_t>(t) * dim;
     for (int b = 0; b < batch; ++b) {

@@ -9,9 +9,9 @@ namespace attn::cpu {
 
 inline float fast_exp(float x) {
   constexpr float kLog2e = 1.44269504088896341f;
-  constexpr float kLn2Hi = 0.693145751953125f;         // ln 2 split so that n·kLn2Hi is exact
+  constexpr float kLn2Hi = 0.693145751953125f;  // ln 2 split so that n·kLn2Hi is exact
   constexpr float kLn2Lo = 1.428606765330187045e-06f;
-  constexpr float kRound = 12582912.0f;                 // 1.5·2^23: adding it rounds to an integer
+  constexpr float kRound = 12582912.0f;  // 1.5·2^23: adding it rounds to an integer
   x = x < -87.3f ? -87.3f : (x > 88.6f ? 88.6f : x);
   const float shifted = x * kLog2e + kRound;
   const float n = shifted - kRound;

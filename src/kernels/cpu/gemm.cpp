@@ -17,8 +17,8 @@ namespace attn::cpu {
 
 static char trans_char(Trans t) { return t == Trans::Yes ? 'T' : 'N'; }
 
-void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
-          const float* b, int ldb, float beta, float* c, int ldc) {
+void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+          float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;
   if (ta == Trans::No && tb == Trans::Yes && m >= 16 && m <= 256 && n >= 4 * m) {
     // A few rows through a wide layer (x·Wᵀ in a decoding step: 32 × 2048 × 512): compute the
@@ -45,19 +45,20 @@ void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, 
     // keeps those (bench/gemm_bench).
     return run_matmul(matmul_desc(ta, tb, m, n, k, lda, ldb, ldc, alpha, beta), a, b, c);
   }
-  const dnnl_status_t st =
-      dnnl_sgemm(trans_char(ta), trans_char(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  const dnnl_status_t st = dnnl_sgemm(trans_char(ta), trans_char(tb), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   ATTN_CHECK(st == dnnl_success, "dnnl_sgemm failed with status " + std::to_string(st));
 }
 
 // C = alpha·op(A)·op(B) + beta·C for products too small for oneDNN's per-call overhead to pay
 // off: one decoding step's attention is 1×t×64 per (hypothesis, head), thousands of calls a step.
-static void small_gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
-                       const float* b, int ldb, float beta, float* c, int ldc) {
+static void small_gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+                       int ldb, float beta, float* c, int ldc) {
   for (int i = 0; i < m; ++i) {
     float* ci = c + static_cast<std::int64_t>(i) * ldc;
     for (int j = 0; j < n; ++j) ci[j] = beta == 0.0f ? 0.0f : beta * ci[j];
-    auto a_at = [&](int p) { return ta == Trans::No ? a[static_cast<std::int64_t>(i) * lda + p] : a[static_cast<std::int64_t>(p) * lda + i]; };
+    auto a_at = [&](int p) {
+      return ta == Trans::No ? a[static_cast<std::int64_t>(i) * lda + p] : a[static_cast<std::int64_t>(p) * lda + i];
+    };
     if (tb == Trans::No) {  // rows of B, contiguous over j
       for (int p = 0; p < k; ++p) {
         const float ap = alpha * a_at(p);
@@ -102,7 +103,8 @@ void sgemm_per_block(Trans ta, Trans tb, int m, int n, int k, float alpha, const
       const FloatBlock ai = float_block(a, a_bf16, a_at, a_rows, a_cols, lda, a_wide);
       const FloatBlock bi = float_block(b, b_bf16, b_at, b_rows, b_cols, ldb, b_wide);
       ok = dnnl_sgemm(trans_char(ta), trans_char(tb), m, n, k, alpha, ai.data, ai.ld, bi.data, bi.ld, beta,
-                      c + o * batch.c_outer + j * batch.c_inner, ldc) == dnnl_success && ok;
+                      c + o * batch.c_outer + j * batch.c_inner, ldc) == dnnl_success &&
+           ok;
     }
   }
   ATTN_CHECK(ok, "dnnl_sgemm failed in a batched product");
@@ -110,11 +112,11 @@ void sgemm_per_block(Trans ta, Trans tb, int m, int n, int k, float alpha, const
 
 }  // namespace
 
-void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
-                  const float* b, int ldb, float beta, float* c, int ldc, const GemmBatch& batch) {
+void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+                  int ldb, float beta, float* c, int ldc, const GemmBatch& batch) {
   const int count = batch.outer * batch.inner;
   if (m <= 4) {  // decoding steps: a few query rows per (hypothesis, head)
-#pragma omp parallel for schedule(static) if (static_cast<std::int64_t>(count) * m * n * k > (1 << 15))
+#pragma omp parallel for schedule(static) if (static_cast <std::int64_t>(count) * m * n * k > (1 << 15))
     for (int i = 0; i < count; ++i) {
       const int o = i / batch.inner, j = i % batch.inner;
       small_gemm(ta, tb, m, n, k, alpha, a + o * batch.a_outer + j * batch.a_inner, lda,

@@ -1,7 +1,7 @@
 // Matrix products with bfloat16 inputs and float32 accumulation and output (mixed precision, as
 // PyTorch's autocast does it). On a CPU with AVX512-BF16 oneDNN's bf16 matmul runs at about twice
-// the float32 rate (bench/gemm_bench: its "operands in bf16" against its matmul column); the inputs are rounded to bf16 (8
-// significant bits) on the way in.
+// the float32 rate (bench/gemm_bench: its "operands in bf16" against its matmul column); the inputs are rounded to bf16
+// (8 significant bits) on the way in.
 #include <cstdint>
 #include <vector>
 
@@ -34,8 +34,8 @@ bool bf16_matmul_supported() {
   return supported;
 }
 
-void gemm_bf16(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
-               const float* b, int ldb, float beta, float* c, int ldc) {
+void gemm_bf16(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+               float beta, float* c, int ldc) {
   gemm_mixed(ta, tb, m, n, k, alpha, a, false, lda, b, false, ldb, beta, c, ldc);
 }
 

@@ -6,8 +6,8 @@
 
 namespace attn::cpu {
 
-void layernorm(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-               float* rstd, std::int64_t rows, int cols, float eps) {
+void layernorm(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+               std::int64_t rows, int cols, float eps) {
 #pragma omp parallel for schedule(static) if (rows > 16)
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* xr = x + r * cols;
@@ -27,9 +27,8 @@ void layernorm(const float* x, const float* gamma, const float* beta, float* y, 
   }
 }
 
-void layernorm_backward(const float* dy, const float* x, const float* mean, const float* rstd,
-                        const float* gamma, float* dx, float* dgamma, float* dbeta,
-                        std::int64_t rows, int cols) {
+void layernorm_backward(const float* dy, const float* x, const float* mean, const float* rstd, const float* gamma,
+                        float* dx, float* dgamma, float* dbeta, std::int64_t rows, int cols) {
   // dgamma and dbeta are sums over rows: each of a fixed number of row chunks sums into its own
   // partial, then the partials are added in order (same result on any thread count).
   // Reused across calls (no allocation per step); workers use the raw pointer, not the vector.

@@ -93,8 +93,8 @@ void execute(Primitive& p, const void* a, const void* b, float* c) {
 
 }  // namespace
 
-MatmulDesc matmul_desc(Trans ta, Trans tb, int m, int n, int k, std::int64_t lda, std::int64_t ldb,
-                       std::int64_t ldc, float alpha, float beta) {
+MatmulDesc matmul_desc(Trans ta, Trans tb, int m, int n, int k, std::int64_t lda, std::int64_t ldb, std::int64_t ldc,
+                       float alpha, float beta) {
   MatmulDesc d;
   d.m = m, d.n = n, d.k = k;
   // A transposed operand is the same storage read with row and column strides swapped.

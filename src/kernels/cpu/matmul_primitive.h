@@ -24,8 +24,8 @@ struct MatmulDesc {
 
 // The description of C = alpha·op(A)·op(B) + beta·C for row-major A, B, C with leading dimensions
 // lda, ldb, ldc (BLAS conventions); batch fields left at one matrix.
-MatmulDesc matmul_desc(Trans ta, Trans tb, int m, int n, int k, std::int64_t lda, std::int64_t ldb,
-                       std::int64_t ldc, float alpha, float beta);
+MatmulDesc matmul_desc(Trans ta, Trans tb, int m, int n, int k, std::int64_t lda, std::int64_t ldb, std::int64_t ldc,
+                       float alpha, float beta);
 
 // Runs the product described by desc on a, b (float or bf16 as desc.input says) and c.
 void run_matmul(const MatmulDesc& desc, const void* a, const void* b, float* c);

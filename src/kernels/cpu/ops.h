@@ -4,20 +4,20 @@
 
 namespace attn::cpu {
 
-void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
-          const float* b, int ldb, float beta, float* c, int ldc);
+void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+          float beta, float* c, int ldc);
 // bf16 inputs, float32 accumulation and output (gemm_bf16.cpp); needs bf16_matmul_supported().
 // Products with m, n or k below kMinBf16Dim are computed in float32.
 extern const int kMinBf16Dim;
-void gemm_bf16(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
-               const float* b, int ldb, float beta, float* c, int ldc);
+void gemm_bf16(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+               float beta, float* c, int ldc);
 bool bf16_matmul_supported();
 // The same with A and/or B given as bf16 (read in place); float operands are converted.
 void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
                 const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc);
 void to_bf16(const float* x, std::int64_t n, Bf16* y);  // round to nearest even
-void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda,
-                  const float* b, int ldb, float beta, float* c, int ldc, const GemmBatch& batch);
+void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+                  int ldb, float beta, float* c, int ldc, const GemmBatch& batch);
 // The same in bf16 (training attention under precision bf16): A and B, each float or bf16
 // (a_bf16, b_bf16), rounded to bf16, products summed in float32. Blocks with a side over
 // kMaxSmallGemm, or a build without AVX512-BF16, compute in float32 from the operands' exact
@@ -49,33 +49,29 @@ double sum_squares(const float* x, std::int64_t n);
 
 void dropout(const float* x, float* y, std::int64_t n, float p, std::uint64_t seed);
 
-void layernorm(const float* x, const float* gamma, const float* beta, float* y, float* mean,
-               float* rstd, std::int64_t rows, int cols, float eps);
-void layernorm_backward(const float* dy, const float* x, const float* mean, const float* rstd,
-                        const float* gamma, float* dx, float* dgamma, float* dbeta,
-                        std::int64_t rows, int cols);
+void layernorm(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+               std::int64_t rows, int cols, float eps);
+void layernorm_backward(const float* dy, const float* x, const float* mean, const float* rstd, const float* gamma,
+                        float* dx, float* dgamma, float* dbeta, std::int64_t rows, int cols);
 
-void attention_softmax(float* scores, int batch, int heads, int tq, int tk,
-                       const AttentionMask& mask, float scale);
-void attention_softmax_backward(float* dprobs, const float* probs, std::int64_t rows, int tk,
-                                float scale);
+void attention_softmax(float* scores, int batch, int heads, int tq, int tk, const AttentionMask& mask, float scale);
+void attention_softmax_backward(float* dprobs, const float* probs, std::int64_t rows, int tk, float scale);
 
 void embedding(const std::int32_t* ids, std::int64_t n, const float* table, int dim, float scale,
                const float* positions, int seq_len, float* out);
-void embedding_backward(const std::int32_t* ids, std::int64_t n, const float* dout, int dim,
-                        float scale, float* dtable);
+void embedding_backward(const std::int32_t* ids, std::int64_t n, const float* dout, int dim, float scale,
+                        float* dtable);
 void positions_backward(const float* dout, int batch, int seq_len, int dim, float* dpositions);
 
 // With grad_bf16 the gradient goes there, rounded to bf16, and the logits stay as they were.
-LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab,
-                       float smoothing, int ignore_id, float grad_scale, float* row_nll, Bf16* grad_bf16 = nullptr);
+LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab, float smoothing,
+                       int ignore_id, float grad_scale, float* row_nll, Bf16* grad_bf16 = nullptr);
 void log_softmax(float* x, std::int64_t rows, int cols);
 void topk(const float* x, std::int64_t rows, int cols, int k, float* values, std::int32_t* indices);
 void gather_rows(const float* src, std::int64_t src_stride, const std::int32_t* indices, std::int64_t rows,
                  std::int64_t row_floats, float* dst, std::int64_t dst_stride);
 
-void adam(float* params, const float* grads, float* m, float* v, std::int64_t n,
-          const AdamHyper& hyper);
+void adam(float* params, const float* grads, float* m, float* v, std::int64_t n, const AdamHyper& hyper);
 
 // Splits [0, n) into the same fixed chunks whatever the thread count, so that reductions give
 // bit-identical results on any number of threads.

@@ -31,8 +31,8 @@ struct Strided {
 
 // C[R rows, up to 32 columns] = alpha·A·B + beta·C with B's rows contiguous (b + p·ldb).
 template <int R>
-void tile(int k, Strided a, const float* b, std::int64_t ldb, __mmask16 m0, __mmask16 m1, float alpha,
-          float beta, float* c, std::int64_t ldc) {
+void tile(int k, Strided a, const float* b, std::int64_t ldb, __mmask16 m0, __mmask16 m1, float alpha, float beta,
+          float* c, std::int64_t ldc) {
   __m512 acc0[R], acc1[R];
   unrolled<R>([&](auto r) { acc0[r] = acc1[r] = _mm512_setzero_ps(); });
   for (int p = 0; p < k; ++p) {
@@ -51,10 +51,10 @@ void tile(int k, Strided a, const float* b, std::int64_t ldb, __mmask16 m0, __mm
 using TileFn = void (*)(int, Strided, const float*, std::int64_t, __mmask16, __mmask16, float, float, float*,
                         std::int64_t);
 constexpr TileFn kTiles[avx512::kTileRows + 1] = {nullptr, tile<1>, tile<2>, tile<3>, tile<4>,
-                                                  tile<5>,  tile<6>, tile<7>, tile<8>};
+                                                  tile<5>, tile<6>, tile<7>, tile<8>};
 
-void one_product(Trans ta, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
-                 std::int64_t ldb, float beta, float* c, int ldc) {
+void one_product(Trans ta, int m, int n, int k, float alpha, const float* a, int lda, const float* b, std::int64_t ldb,
+                 float beta, float* c, int ldc) {
   const Strided sa = ta == Trans::Yes ? Strided{a, 1, lda} : Strided{a, lda, 1};
   avx512::for_each_tile(m, n, [&](int i, int j, int rows, __mmask16 m0, __mmask16 m1) {
     kTiles[rows](k, Strided{sa.a + i * sa.row, sa.row, sa.col}, b + j, ldb, m0, m1, alpha, beta,

@@ -94,7 +94,7 @@ void tile(int pairs, Pairs a, const std::uint32_t* b, std::int64_t ldb, __mmask1
 using TileFn = void (*)(int, Pairs, const std::uint32_t*, std::int64_t, __mmask16, __mmask16, float, float, float*,
                         std::int64_t);
 constexpr TileFn kTiles[avx512::kTileRows + 1] = {nullptr, tile<1>, tile<2>, tile<3>, tile<4>,
-                                                  tile<5>,  tile<6>, tile<7>, tile<8>};
+                                                  tile<5>, tile<6>, tile<7>, tile<8>};
 
 // Per-thread scratch for one block's operands in pairs (at most 256 × 256: 256 KB each).
 struct Scratch {
