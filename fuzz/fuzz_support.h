@@ -45,7 +45,9 @@ inline std::vector<std::string_view> split_parts(std::string_view bytes) {
 // (scripts/fuzz sets it and removes it afterwards, also after a crash, which skips atexit), else
 // /dev/shm, else $TMPDIR or /tmp.
 inline const std::filesystem::path& scratch_dir() {
-  static const std::filesystem::path dir = [] {
+  // Never destroyed: the exit handler registered below runs after the destructors of statics
+  // initialised before it, and must still read the path.
+  static const std::filesystem::path* const dir = [] {
     std::filesystem::path base = "/dev/shm";
     if (const char* scratch = std::getenv("ATTN_FUZZ_SCRATCH"); scratch && *scratch) {
       base = scratch;
@@ -53,15 +55,15 @@ inline const std::filesystem::path& scratch_dir() {
       const char* tmp = std::getenv("TMPDIR");
       base = tmp && *tmp ? tmp : "/tmp";
     }
-    std::filesystem::path d = base / ("attn-fuzz-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
+    auto* d = new std::filesystem::path(base / ("attn-fuzz-" + std::to_string(::getpid())));
+    std::filesystem::create_directories(*d);
     std::atexit([] {
       std::error_code ignored;
       std::filesystem::remove_all(scratch_dir(), ignored);
     });
     return d;
   }();
-  return dir;
+  return *dir;
 }
 
 // Writes `bytes` to scratch_dir()/name, replacing what the previous run left there.

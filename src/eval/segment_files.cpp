@@ -16,6 +16,7 @@ std::vector<std::string> read_segments(const std::string& path) {
 
 ReferenceSets read_reference_files(const std::vector<std::string>& reference_paths, const std::string& hypothesis_path,
                                    std::size_t hypothesis_count) {
+  if (reference_paths.empty()) throw Error("scoring " + hypothesis_path + " needs at least one reference file");
   ReferenceSets sets;
   for (const std::string& path : reference_paths) {
     sets.push_back(read_segments(path));

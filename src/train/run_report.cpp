@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <sstream>
 
 #include "core/clock_text.h"
@@ -73,9 +74,20 @@ std::string learning_curve(const TrainingLog& log) {
 TrainingLog read_training_log(const std::filesystem::path& path) {
   TrainingLog log;
   const std::vector<std::string> lines = read_text_lines(path);
+  // A run killed while writing a record leaves its last line without an end: that line alone may
+  // be torn.
+  bool ends_with_newline = true;
+  if (std::ifstream in(path, std::ios::binary | std::ios::ate); in && in.tellg() > 0) {
+    in.seekg(-1, std::ios::end);
+    ends_with_newline = in.get() == '\n';
+  }
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].empty()) continue;
     const auto j = nlohmann::json::parse(lines[i], nullptr, false);
+    if (j.is_discarded() && i + 1 == lines.size() && !ends_with_newline) {
+      log.torn_last_line = true;
+      continue;
+    }
     if (j.is_discarded() || !j.is_object())
       throw_at(path.string(), i + 1, "not a JSON object (train.jsonl holds one record per line)");
     const std::string type = j.contains("type") && j["type"].is_string() ? j["type"].get<std::string>() : "";
@@ -86,7 +98,9 @@ TrainingLog read_training_log(const std::filesystem::path& path) {
     for (const char* key : keys)
       if (!j.contains(key) || !j[key].is_number())
         throw_at(path.string(), i + 1, std::string("\"") + key + "\" must be a number");
-    if (j.contains("bleu") && !j["bleu"].is_number()) throw_at(path.string(), i + 1, "\"bleu\" must be a number");
+    for (const char* key : {"bleu", "epoch", "target_tokens"})
+      if (j.contains(key) && !j[key].is_number())
+        throw_at(path.string(), i + 1, std::string("\"") + key + "\" must be a number");
     (type == "valid" ? log.valid : log.train).push_back(j);
   }
   return log;
@@ -118,6 +132,9 @@ RunReport build_run_report(const RunReportOptions& o, const std::string& date) {
     md << "\nsacreBLEU signatures: BLEU `" << bleu_signature << "`, chrF2 `" << chrf_signature << "`.\n\n";
   }
   write_training_section(md, log, train / "train.jsonl");
+  if (log.torn_last_line)
+    md << "\nThe last line of " << (train / "train.jsonl").string()
+       << " is an incomplete record (the run stopped while writing it) and is left out.\n";
   md << "\n<details><summary>Effective configuration</summary>\n\n```json\n"
      << config.dump(2) << "\n```\n</details>\n\n";
 

@@ -32,11 +32,14 @@ struct RunReportOptions {
 // train.jsonl's records, by type, in file order.
 struct TrainingLog {
   std::vector<nlohmann::json> train, valid;
+  bool torn_last_line = false;  // an unfinished last record was left out
 };
 
 // Reads train.jsonl. A line that is not a JSON object, or a record whose step, loss,
-// cross-entropy, speed or time is missing or not a number, throws attn::Error naming the file and
-// line; blank lines are skipped.
+// cross-entropy, speed or time is missing or not a number (or whose BLEU, epoch or token count is
+// not one), throws attn::Error naming the file and line; blank lines are skipped. The one
+// exception: a last line that is not JSON and has no line end (a run killed while writing it) is
+// left out, and torn_last_line says so.
 TrainingLog read_training_log(const std::filesystem::path& path);
 
 struct RunReport {

@@ -59,6 +59,7 @@ std::vector<std::int32_t> single_rendering(const std::vector<std::int32_t>& sour
 // pinned, to one thread: at this size a second thread adds OpenMP's waits rather than speed,
 // which on a shared machine dominate.
 Transformer trained_model() {
+  const int threads = omp_get_max_threads();
   omp_set_num_threads(1);
   ModelConfig c = ModelConfig::preset("tiny");
   c.vocab_size = kVocab;
@@ -94,6 +95,7 @@ Transformer trained_model() {
     }
     m.set_parameters(p);
   }
+  omp_set_num_threads(threads);  // the searches run with the process's threads
   return m;
 }
 

@@ -109,13 +109,24 @@ TEST(ReportCommand, BadTrainingLogLinesAreNamed) {
            {R"({"type":"valid","step":60})", ":2: \"cross_entropy\" must be a number"},
            {R"({"type":"train","step":"60","loss":1,"tokens_per_second":1,"elapsed_seconds":1})",
             ":2: \"step\" must be a number"},
-           {R"({"step":60})", ":2: \"type\" must be \"train\" or \"valid\""}}) {
+           {R"({"step":60})", ":2: \"type\" must be \"train\" or \"valid\""},
+           {R"({"type":"train","step":60,"epoch":"1","loss":1,"tokens_per_second":1,"elapsed_seconds":1})",
+            ":2: \"epoch\" must be a number"}}) {
     write(dir / "train" / "train.jsonl", good + "\n" + second_line + "\n");
     std::string out;
     EXPECT_NE(run_attn("report --run " + dir.string(), out), 0) << out;
     EXPECT_NE(out.find(log + problem), std::string::npos) << out;
     EXPECT_FALSE(fs::exists(dir / "report.md")) << second_line;
   }
+  // A run killed while writing a record leaves a last line without its end: that one is left out,
+  // and the report says so.
+  write(dir / "train" / "train.jsonl", good + "\n" + R"({"type":"train","step":60,"lo)");
+  std::string out;
+  ASSERT_EQ(run_attn("report --run " + dir.string(), out), 0) << out;
+  const std::string md = read(dir / "report.md");
+  EXPECT_NE(md.find("| updates | 50 (1 epochs) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("is an incomplete record (the run stopped while writing it) and is left out"), std::string::npos)
+      << md;
 }
 
 }  // namespace
