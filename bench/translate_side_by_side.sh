@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# attn's translate_bench and the same workload in PyTorch (bench/pytorch_translate.py), side by side:
+#   bench/translate_side_by_side.sh [PRESET...]        default: small base
+# Env: BUILD (default build), THREADS (PyTorch threads, default 2), OUT (raw lines, default a temp file),
+#      TABLE_ONLY=FILE (only print the table of lines already collected in FILE).
+# Prints every raw line, then a markdown table: target tokens/s per engine x beam x batch with the
+# ratios attn-int8/attn-fp32 and attn-int8/torch-int8, then batch-1 latency, peak RSS and model size
+# per engine. An engine that did not run (or a figure it does not print) shows as "—".
+# The machine's cores are shared: run it on an idle machine and compare figures of one run only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# ---- attn precisions to run ------------------------------------------------------------------
+# translate_bench will accept --precision fp32|int8. Until it does, leave this empty: translate_bench
+# runs once without --precision and its lines are tagged attn-fp32. When it does, set e.g.
+#   ATTN_PRECISIONS="fp32 int8"
+ATTN_PRECISIONS="${ATTN_PRECISIONS:-}"
+# -----------------------------------------------------------------------------------------------
+
+BUILD="${BUILD:-build}"
+THREADS="${THREADS:-2}"
+PRESETS=("$@")
+[ ${#PRESETS[@]} -gt 0 ] || PRESETS=(small base)
+OUT="${OUT:-$(mktemp /tmp/translate_side_by_side.XXXXXX)}"
+
+if [ -z "${TABLE_ONLY:-}" ]; then
+  : >"$OUT"
+  bench="$BUILD/bench/translate_bench"
+  if [ -x "$bench" ]; then
+    if [ -z "$ATTN_PRECISIONS" ]; then
+      "$bench" "${PRESETS[@]}" | sed -u 's/^/engine=attn-fp32 /' | tee -a "$OUT"
+    else
+      for p in $ATTN_PRECISIONS; do
+        "$bench" --precision "$p" "${PRESETS[@]}" | sed -u "s/^/engine=attn-$p /" | tee -a "$OUT"
+      done
+    fi
+  else
+    echo "note: $bench not found (build it with scripts/test or cmake --build $BUILD): attn columns will be empty" >&2
+  fi
+  /usr/bin/python3 bench/pytorch_translate.py --threads "$THREADS" "${PRESETS[@]}" | tee -a "$OUT"
+else
+  OUT="$TABLE_ONLY"
+fi
+
+/usr/bin/python3 - "$OUT" <<'PY'
+import re
+import sys
+
+ENGINES = ["attn-fp32", "attn-int8", "torch-fp32", "torch-int8"]
+runs, models = {}, {}
+for line in open(sys.argv[1]):
+    m = re.match(r"engine=(\S+) translate\s+(\S+)\s+(.*)", line)
+    if m:
+        engine, preset, rest = m.groups()
+        kv = dict(re.findall(r"(\S+?)=(\S+)", rest))
+        runs[(engine, preset, int(kv["beam"]), int(kv["batch"]))] = {k: float(v) for k, v in kv.items()}
+        continue
+    m = re.match(r"engine=(\S+) model\s+(\S+)\s+(.*)", line)
+    if m:
+        engine, preset, rest = m.groups()
+        models[(engine, preset)] = dict(re.findall(r"(\S+?)=(\S+)", rest))
+engines = [e for e in ENGINES if any(k[0] == e for k in runs)] or ENGINES
+engines += sorted({k[0] for k in runs} - set(engines))
+shown = [e for e in ENGINES if e in engines] + [e for e in engines if e not in ENGINES]
+presets = list(dict.fromkeys(k[1] for k in runs))
+
+
+def fig(engine, preset, beam, batch, key, fmt="{:.0f}"):
+    r = runs.get((engine, preset, beam, batch))
+    return fmt.format(r[key]) if r and key in r else "—"
+
+
+def ratio(a, b, preset, beam, batch, key="target_tokens/s"):
+    ra, rb = runs.get((a, preset, beam, batch)), runs.get((b, preset, beam, batch))
+    return f"{ra[key] / rb[key]:.2f}×" if ra and rb and rb[key] > 0 else "—"
+
+
+print()
+print("Target tokens/s (32-token sources, 40 output tokens, vocabulary 8000):")
+print()
+print("| preset | beam | batch | " + " | ".join(ENGINES) + " | attn-int8 / attn-fp32 | attn-int8 / torch-int8 |")
+print("|---|---:|---:|" + "---:|" * (len(ENGINES) + 2))
+for preset in presets:
+    for beam in (1, 4):
+        for batch in (1, 8, 32):
+            cells = [fig(e, preset, beam, batch, "target_tokens/s") for e in ENGINES]
+            print(f"| {preset} | {beam} | {batch} | " + " | ".join(cells) + f" | {ratio('attn-int8', 'attn-fp32', preset, beam, batch)}"
+                  f" | {ratio('attn-int8', 'torch-int8', preset, beam, batch)} |")
+print()
+print("Per engine: one sentence's latency (batch 1), peak resident memory (largest of its configurations),")
+print("model size on disk (PyTorch: torch.save of the state_dict; attn: translate_bench prints none yet):")
+print()
+print("| preset | engine | latency greedy, ms | latency beam 4, ms | peak RSS, MB | model size, MB |")
+print("|---|---|---:|---:|---:|---:|")
+for preset in presets:
+    for e in ENGINES:
+        peaks = [r["peak_rss_MB"] for k, r in runs.items() if k[0] == e and k[1] == preset and "peak_rss_MB" in r]
+        model = models.get((e, preset), {})
+        size = next((model[k] for k in ("state_dict_MB", "model_MB", "size_MB") if k in model), "—")
+        print(f"| {preset} | {e} | {fig(e, preset, 1, 1, 'latency_ms', '{:.1f}')} | {fig(e, preset, 4, 1, 'latency_ms', '{:.1f}')} | "
+              f"{f'{max(peaks):.0f}' if peaks else '—'} | {size} |")
+PY
+echo "(raw lines: $OUT)"
