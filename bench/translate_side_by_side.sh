@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 # translate_bench will accept --precision fp32|int8. Until it does, leave this empty: translate_bench
 # runs once without --precision and its lines are tagged attn-fp32. When it does, set e.g.
 #   ATTN_PRECISIONS="fp32 int8"
-ATTN_PRECISIONS="${ATTN_PRECISIONS:-}"
+ATTN_PRECISIONS="${ATTN_PRECISIONS:-fp32 int8}"
 # -----------------------------------------------------------------------------------------------
 
 BUILD="${BUILD:-build}"

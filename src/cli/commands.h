@@ -29,6 +29,14 @@ inline CLI::Validator finite_in(double lo, double hi) {
       "NUMBER in " + text_range);
 }
 
+// --precision for commands that load a model folder (decode/model_directory.h's names).
+inline void add_precision_option(CLI::App* sub, std::string& precision) {
+  sub->add_option("--precision", precision,
+                  "fp32, bf16 (products in bf16; needs AVX512-BF16) or int8 (weights quantized as the model loads); "
+                  "default: as the model file is (float32 or int8)")
+      ->check(CLI::IsMember({"fp32", "bf16", "int8"}));
+}
+
 // Thrown to exit with status 1 when the error has already been told (by another rank of the job).
 struct QuietFailure {};
 
@@ -38,6 +46,7 @@ void add_bleu_command(CLI::App& app);
 void add_train_command(CLI::App& app);
 void add_average_command(CLI::App& app);
 void add_translate_command(CLI::App& app);
+void add_quantize_command(CLI::App& app);
 void add_score_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_heatmap_command(CLI::App& app);

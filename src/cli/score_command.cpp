@@ -15,13 +15,13 @@ namespace attn::cli {
 namespace {
 
 struct ScoreArguments {
-  std::string model, source, target;
+  std::string model, source, target, precision;
   int batch_sentences = 32;
   AttentionArguments attention;
 };
 
 void run(const ScoreArguments& args) {
-  const LoadedModel loaded = load_model_directory(args.model);
+  const LoadedModel loaded = load_model_directory(args.model, args.precision);
   const bool export_attention = !args.attention.file.empty();
   if (!export_attention && args.attention.given_without_file())
     throw Error(
@@ -64,6 +64,7 @@ void add_score_command(CLI::App& app) {
   sub->add_option("--batch-sentences", args->batch_sentences, "sentences per batch")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  add_precision_option(sub, args->precision);
   add_attention_options(sub, args->attention);
   sub->callback([args] { run(*args); });
 }

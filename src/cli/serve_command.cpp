@@ -20,6 +20,7 @@ namespace {
 struct ServeArguments {
   serve::ServeOptions options;
   std::vector<std::string> models;
+  std::string precision;
   std::string api_key, api_key_file;
 };
 
@@ -38,7 +39,10 @@ std::vector<std::string> read_keys(const std::string& file) {
 
 void run(ServeArguments& args) {
   serve::ServeOptions& o = args.options;
-  for (const std::string& m : args.models) o.models.push_back(serve::parse_model_spec(m));
+  for (const std::string& m : args.models) {
+    o.models.push_back(serve::parse_model_spec(m));
+    o.models.back().precision = args.precision;
+  }
   if (!args.api_key.empty()) o.api_keys.push_back(args.api_key);
   if (!args.api_key_file.empty())
     for (auto& k : read_keys(args.api_key_file)) o.api_keys.push_back(k);
@@ -102,6 +106,7 @@ void add_serve_command(CLI::App& app) {
       app.add_subcommand("serve", "HTTP translation service: LibreTranslate's API, attn's /v1 API, a web page");
   sub->add_option("-m,--model", args->models, "SRC-TGT=DIR, e.g. en-es=runs/en-es/model (repeat for more models)")
       ->required();
+  add_precision_option(sub, args->precision);
   sub->add_option("--host", o.host, "address to listen on (0.0.0.0: every interface)")->capture_default_str();
   sub->add_option("--port", o.port, "port (0: any free port; the first line of output names it)")
       ->capture_default_str()

@@ -21,6 +21,7 @@ namespace {
 
 struct TranslateArguments {
   std::string model;
+  std::string precision;  // load_model_directory's ("" as the file is)
   std::string input = "-";
   std::string output = "-";
   TranslateOptions options;
@@ -50,7 +51,7 @@ bool read_chunk(std::istream& in, const std::string& name, std::size_t& line_num
 
 void run(const TranslateArguments& args) {
   if (args.threads > 0) omp_set_num_threads(args.threads);
-  const LoadedModel loaded = load_model_directory(args.model);
+  const LoadedModel loaded = load_model_directory(args.model, args.precision);
   TranslateOptions options = args.options;
   const ModelConfig& config = loaded.model->config();
   const bool export_attention = !args.attention.file.empty();
@@ -141,6 +142,7 @@ void add_translate_command(CLI::App& app) {
   auto args = std::make_shared<TranslateArguments>();
   CLI::App* sub = app.add_subcommand("translate", "Translate text with a trained model (beam search)");
   sub->add_option("-m,--model", args->model, "model folder (model.safetensors, config.json, vocab.model)")->required();
+  add_precision_option(sub, args->precision);
   sub->add_option("-i,--input", args->input, "input text, one sentence per line ('-': stdin)")->capture_default_str();
   sub->add_option("-o,--output", args->output, "output file, written atomically ('-': stdout)")->capture_default_str();
   SearchOptions& s = args->options.search;

@@ -2,6 +2,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "model/safetensors.h"
 
 namespace attn {
 
@@ -13,7 +14,16 @@ void save_model_directory(const std::filesystem::path& dir, const Transformer& m
   write_file_atomic(dir / "vocab.model", vocabulary.model_bytes());
 }
 
-LoadedModel load_model_directory(const std::filesystem::path& dir, Backend& backend) {
+std::optional<LoadPrecision> parse_load_precision(const std::string& name) {
+  if (name.empty()) return std::nullopt;
+  if (name == "fp32") return LoadPrecision{WeightFormat::f32, MatmulPrecision::fp32};
+  if (name == "bf16") return LoadPrecision{WeightFormat::f32, MatmulPrecision::bf16};
+  if (name == "int8") return LoadPrecision{WeightFormat::int8, MatmulPrecision::fp32};
+  throw Error("unknown precision '" + name + "' (expected fp32, bf16 or int8)");
+}
+
+LoadedModel load_model_directory(const std::filesystem::path& dir, const std::string& precision) {
+  std::optional<LoadPrecision> wanted = parse_load_precision(precision);
   if (!std::filesystem::is_directory(dir)) throw_in(dir.string(), "no such model folder");
   for (const char* f : {"model.safetensors", "config.json", "vocab.model"})
     if (!std::filesystem::exists(dir / f))
@@ -25,7 +35,15 @@ LoadedModel load_model_directory(const std::filesystem::path& dir, Backend& back
     throw_in((dir / "config.json").string(), "vocab_size " + std::to_string(config.vocab_size) +
                                                  " does not match vocab.model's " +
                                                  std::to_string(m.vocabulary->size()) + " pieces");
-  m.model = std::make_unique<Transformer>(config, backend);
+  if (!wanted) {  // as the file is: its metadata says so (attn writes it), else its embedding's dtype
+    const SafetensorsFile file(dir / "model.safetensors", /*header_only=*/true);
+    const auto it = file.metadata().find("attn.weights");
+    const bool int8 = it != file.metadata().end()
+                          ? it->second == "int8"
+                          : file.contains("embedding.weight") && file.dtype("embedding.weight") == "I8";
+    wanted = LoadPrecision{int8 ? WeightFormat::int8 : WeightFormat::f32, MatmulPrecision::fp32};
+  }
+  m.model = std::make_unique<Transformer>(config, cpu_backend(wanted->products), wanted->weights);
   m.model->load_parameters(dir / "model.safetensors");
   return m;
 }

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "data/vocabulary.h"
@@ -20,7 +21,19 @@ struct LoadedModel {
   std::unique_ptr<data::Vocabulary> vocabulary;
 };
 
+// What to run a loaded model in (`--precision`):
+//   "" (the default): as its file is: an int8 model.safetensors loads as int8, a float32 one as fp32;
+//   "fp32": float32 weights and products (an int8 file's matrices become scale · q);
+//   "bf16": float32 weights, matrix products in bf16 (needs a CPU with AVX512-BF16);
+//   "int8": int8 matrices (a float32 file is quantized as it loads, as `attn quantize` would).
+// Throws Error on any other name.
+struct LoadPrecision {
+  WeightFormat weights = WeightFormat::f32;
+  MatmulPrecision products = MatmulPrecision::fp32;
+};
+std::optional<LoadPrecision> parse_load_precision(const std::string& name);
+
 // Throws Error naming the missing or inconsistent file.
-LoadedModel load_model_directory(const std::filesystem::path& dir, Backend& backend = cpu_backend());
+LoadedModel load_model_directory(const std::filesystem::path& dir, const std::string& precision = "");
 
 }  // namespace attn

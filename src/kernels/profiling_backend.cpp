@@ -6,6 +6,22 @@
 
 namespace attn {
 
+void ProfilingBackend::matmul(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta,
+                              float* c, int ldc, const GemmBatch* batch) {
+  char key[96];
+  double flops = 2.0 * m * n * k;
+  const char* ta = a.trans == Trans::Yes ? "T" : "N";
+  const char* tb = b.trans == Trans::Yes ? "T" : "N";
+  if (batch) {
+    flops *= static_cast<double>(batch->outer) * batch->inner;
+    std::snprintf(key, sizeof key, "matmul %s·%s %s%s batched", to_string(a.dtype), to_string(b.dtype), ta, tb);
+  } else {
+    std::snprintf(key, sizeof key, "matmul %s·%s %s%s %dx%dx%d", to_string(a.dtype), to_string(b.dtype), ta, tb, m, n,
+                  k);
+  }
+  time(key, flops, [&] { inner_.matmul(m, n, k, alpha, a, b, beta, c, ldc, batch); });
+}
+
 std::string ProfilingBackend::report() const {
   std::vector<std::pair<std::string, Stat>> rows(stats_.begin(), stats_.end());
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });

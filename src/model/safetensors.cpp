@@ -29,14 +29,20 @@ std::int64_t element_count(const std::vector<std::int64_t>& shape) {
 
 }  // namespace
 
+std::size_t dtype_bytes(const std::string& dtype) {
+  if (dtype == "F32") return sizeof(float);
+  if (dtype == "I8") return 1;
+  throw Error("unsupported safetensors dtype '" + dtype + "' (attn reads F32 and I8)");
+}
+
 void write_safetensors(const std::filesystem::path& path, const std::vector<TensorToWrite>& tensors,
                        const std::map<std::string, std::string>& metadata) {
   nlohmann::ordered_json header;
   if (!metadata.empty()) header["__metadata__"] = metadata;
   std::size_t offset = 0;
   for (const auto& t : tensors) {
-    const std::size_t bytes = static_cast<std::size_t>(element_count(t.shape)) * sizeof(float);
-    header[t.name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
+    const std::size_t bytes = static_cast<std::size_t>(element_count(t.shape)) * dtype_bytes(t.dtype);
+    header[t.name] = {{"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
     offset += bytes;
   }
   std::string text = header.dump();
@@ -47,11 +53,13 @@ void write_safetensors(const std::filesystem::path& path, const std::vector<Tens
   out.write(text);
   for (const auto& t : tensors)
     out.write(std::string_view(reinterpret_cast<const char*>(t.data),
-                               static_cast<std::size_t>(element_count(t.shape)) * sizeof(float)));
+                               static_cast<std::size_t>(element_count(t.shape)) * dtype_bytes(t.dtype)));
   out.commit();
 }
 
-SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : path_(path.string()) {
+SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : SafetensorsFile(path, false) {}
+
+SafetensorsFile::SafetensorsFile(const std::filesystem::path& path, bool header_only) : path_(path.string()) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw_in(path_, "cannot open");
   const auto file_size = static_cast<std::uint64_t>(in.tellg());
@@ -97,20 +105,37 @@ SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : path_(path
   if (covered != data_size)
     throw_in(path_, "the data section has " + std::to_string(data_size) + " bytes but the tensors cover " +
                         std::to_string(covered));
+  if (header_only) return;
   data_.resize(data_size);
   if (!in.read(data_.data(), static_cast<std::streamsize>(data_size))) throw_in(path_, "read error");
 }
 
 void SafetensorsFile::read(const std::string& name, const std::vector<std::int64_t>& shape, float* dst) const {
+  read(name, "F32", shape, dst);
+}
+
+void SafetensorsFile::read(const std::string& name, const std::vector<std::int64_t>& shape, std::int8_t* dst) const {
+  read(name, "I8", shape, dst);
+}
+
+const std::string& SafetensorsFile::dtype(const std::string& name) const {
+  auto it = entries_.find(name);
+  if (it == entries_.end()) throw_in(path_, "missing tensor '" + name + "'");
+  return it->second.dtype;
+}
+
+void SafetensorsFile::read(const std::string& name, const std::string& dtype, const std::vector<std::int64_t>& shape,
+                           void* dst) const {
   auto it = entries_.find(name);
   if (it == entries_.end()) throw_in(path_, "missing tensor '" + name + "'");
   const Entry& e = it->second;
-  if (e.dtype != "F32") throw_in(path_, "tensor '" + name + "' has dtype " + e.dtype + ", expected F32");
+  if (e.dtype != dtype) throw_in(path_, "tensor '" + name + "' has dtype " + e.dtype + ", expected " + dtype);
   if (e.shape != shape)
     throw_in(path_,
              "tensor '" + name + "' has shape " + shape_text(e.shape) + " but the model expects " + shape_text(shape));
-  const std::size_t bytes = static_cast<std::size_t>(element_count(shape)) * sizeof(float);
+  const std::size_t bytes = static_cast<std::size_t>(element_count(shape)) * dtype_bytes(dtype);
   if (e.end - e.begin != bytes) throw_in(path_, "tensor '" + name + "' has a byte range that does not match its shape");
+  ATTN_CHECK(e.end <= data_.size(), "safetensors file opened for its header only");
   // memcpy wants valid pointers even for no bytes; an empty tensor may come with an empty data section.
   if (bytes > 0) std::memcpy(dst, data_.data() + e.begin, bytes);
 }

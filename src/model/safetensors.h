@@ -14,8 +14,12 @@ namespace attn {
 struct TensorToWrite {
   std::string name;
   std::vector<std::int64_t> shape;
-  const float* data = nullptr;  // host memory, shape's product floats
+  const void* data = nullptr;  // host memory, shape's product elements of dtype
+  std::string dtype = "F32";   // "F32" (float) or "I8" (std::int8_t)
 };
+
+// Bytes per element of a dtype this program reads or writes (F32, I8); throws on any other.
+std::size_t dtype_bytes(const std::string& dtype);
 
 // Writes atomically (temporary file, fsync, rename).
 void write_safetensors(const std::filesystem::path& path, const std::vector<TensorToWrite>& tensors,
@@ -25,6 +29,9 @@ class SafetensorsFile {
  public:
   // Reads and validates the whole file; throws Error naming the file and the problem.
   explicit SafetensorsFile(const std::filesystem::path& path);
+  // With header_only, only the header is read and checked (entries and metadata; no data, and
+  // read() then fails): enough to tell what a file holds.
+  SafetensorsFile(const std::filesystem::path& path, bool header_only);
 
   struct Entry {
     std::string dtype;
@@ -40,8 +47,13 @@ class SafetensorsFile {
   const std::string& path() const { return path_; }
   // Copies an F32 tensor into dst after checking its shape; throws Error if missing or different.
   void read(const std::string& name, const std::vector<std::int64_t>& shape, float* dst) const;
+  // The same for an I8 tensor.
+  void read(const std::string& name, const std::vector<std::int64_t>& shape, std::int8_t* dst) const;
+  // The dtype of a tensor; throws Error if missing.
+  const std::string& dtype(const std::string& name) const;
 
  private:
+  void read(const std::string& name, const std::string& dtype, const std::vector<std::int64_t>& shape, void* dst) const;
   std::string path_;
   std::map<std::string, Entry> entries_;
   std::map<std::string, std::string> metadata_;

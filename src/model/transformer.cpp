@@ -1,6 +1,7 @@
 #include "model/transformer.h"
 
 #include <cmath>
+#include <cstring>
 #include <set>
 
 #include "core/error.h"
@@ -26,10 +27,16 @@ static const ModelConfig& validated(const ModelConfig& config) {
   return config;
 }
 
-Transformer::Transformer(const ModelConfig& config, Backend& backend)
-    : config_(validated(config)), layout_(config_), backend_(&backend) {
-  params_.resize(backend, static_cast<std::size_t>(layout_.total()));
-  backend.fill(params_.data(), layout_.total(), 0.0f);
+Transformer::Transformer(const ModelConfig& config, Backend& backend, WeightFormat weights)
+    : config_(validated(config)), layout_(config_), backend_(&backend), weights_(weights) {
+  for (const auto& t : layout_.tensors()) {
+    if (weights_ == WeightFormat::int8 && is_quantized_tensor(t)) continue;
+    float_offsets_[t.name] = float_total_;
+    float_total_ += t.size;
+  }
+  params_.resize(backend, static_cast<std::size_t>(float_total_));
+  backend.fill(params_.data(), float_total_, 0.0f);
+  if (weights_ == WeightFormat::int8) quantized_ = std::make_unique<QuantizedWeights>(layout_, backend);
   if (config_.positions == PositionEncoding::Sinusoidal) {
     const auto table = nn::sinusoidal_positions(config_.max_positions, config_.d_model);
     sinusoids_.resize(backend, table.size());
@@ -38,7 +45,33 @@ Transformer::Transformer(const ModelConfig& config, Backend& backend)
   bind_layers();
 }
 
+float* Transformer::parameters() {
+  ATTN_CHECK(weights_ == WeightFormat::f32, "an int8 model has no float parameter buffer of the whole layout");
+  return params_.data();
+}
+
+const float* Transformer::parameters() const {
+  ATTN_CHECK(weights_ == WeightFormat::f32, "an int8 model has no float parameter buffer of the whole layout");
+  return params_.data();
+}
+
+std::size_t Transformer::weight_bytes() const {
+  return params_.size() * sizeof(float) + (quantized_ ? quantized_->bytes() : 0);
+}
+
+float* Transformer::float_tensor(const std::string& name) {
+  const auto it = float_offsets_.find(name);
+  if (it == float_offsets_.end()) throw Error("tensor '" + name + "' is not kept in float");
+  return params_.data() + it->second;
+}
+
+const float* Transformer::float_tensor(const std::string& name) const {
+  return const_cast<Transformer*>(this)->float_tensor(name);
+}
+
 float* Transformer::gradients() {
+  if (weights_ != WeightFormat::f32)
+    throw Error("an int8 model is for translating and scoring only: it cannot be trained (load the float32 model)");
   if (grads_.size() == 0) {
     grads_.resize(*backend_, static_cast<std::size_t>(layout_.total()));
     backend_->fill(grads_.data(), layout_.total(), 0.0f);
@@ -50,26 +83,34 @@ float* Transformer::gradients() {
 void Transformer::bind_layers() {
   const ModelConfig& c = config_;
   float* grads = grads_.size() ? grads_.data() : nullptr;
-  auto value = [&](const std::string& name) -> const float* { return params_.data() + layout_.find(name).offset; };
+  const bool int8 = weights_ == WeightFormat::int8;
+  // A quantized matrix has no float value (null) but an s8 operand.
+  auto value = [&](const std::string& name) -> const float* {
+    return int8 && quantized_->contains(name) ? nullptr : float_tensor(name);
+  };
   auto grad = [&](const std::string& name) -> float* { return grads ? grads + layout_.find(name).offset : nullptr; };
-  auto linear = [&](const std::string& p, int in, int out) {
-    return nn::Linear{value(p + ".weight"), value(p + ".bias"), grad(p + ".weight"), grad(p + ".bias"), in, out};
+  auto s8 = [&](const std::string& name, Trans trans) {
+    return int8 && quantized_->contains(name) ? quantized_->matrix(name, trans) : MatrixRef{};
   };
   // A fused product's weight and bias start at its first part (the layout keeps parts adjacent).
   auto fused = [&](const std::string& p, const std::string& first, int in, int out) {
-    return nn::Linear{value(p + first + ".weight"),
-                      value(p + first + ".bias"),
-                      grad(p + first + ".weight"),
-                      grad(p + first + ".bias"),
-                      in,
-                      out};
+    nn::Linear l{value(p + first + ".weight"),
+                 value(p + first + ".bias"),
+                 grad(p + first + ".weight"),
+                 grad(p + first + ".bias"),
+                 in,
+                 out};
+    l.weight_s8 = s8(p + first + ".weight", Trans::Yes);
+    return l;
   };
+  auto linear = [&](const std::string& p, int in, int out) { return fused(p, "", in, out); };
   auto norm = [&](const std::string& p) {
     return nn::LayerNormParams{value(p + ".weight"), value(p + ".bias"), grad(p + ".weight"),
                                grad(p + ".bias"),    c.d_model,          c.layernorm_eps};
   };
   const int d = c.d_model, hk = c.heads * c.d_k, hv = c.heads * c.d_v;
-  embedding_ = {value("embedding.weight"), grad("embedding.weight"), c.vocab_size, d, std::sqrt(static_cast<float>(d))};
+  embedding_ = {value("embedding.weight"),        grad("embedding.weight"),         c.vocab_size, d,
+                std::sqrt(static_cast<float>(d)), s8("embedding.weight", Trans::No)};
   encoder_.assign(c.encoder_layers, {});
   for (int i = 0; i < c.encoder_layers; ++i) {
     const std::string p = "encoder.layers." + std::to_string(i) + ".";
@@ -109,12 +150,36 @@ void Transformer::initialize(std::uint64_t seed) {
 
 void Transformer::set_parameters(const std::vector<float>& host) {
   ATTN_CHECK(static_cast<std::int64_t>(host.size()) == layout_.total(), "parameter count mismatch");
-  backend_->copy_to_device(params_.data(), host.data(), host.size() * sizeof(float));
+  if (weights_ == WeightFormat::f32) {
+    backend_->copy_to_device(params_.data(), host.data(), host.size() * sizeof(float));
+    return;
+  }
+  for (const auto& t : layout_.tensors()) {
+    if (quantized_->contains(t.name))
+      quantized_->quantize(t.name, host.data() + t.offset);
+    else
+      backend_->copy_to_device(float_tensor(t.name), host.data() + t.offset, static_cast<std::size_t>(t.size) * 4);
+  }
 }
 
 std::vector<float> Transformer::parameters_to_host() const {
   std::vector<float> host(static_cast<std::size_t>(layout_.total()));
-  backend_->copy_to_host(host.data(), params_.data(), host.size() * sizeof(float));
+  if (weights_ == WeightFormat::f32) {
+    backend_->copy_to_host(host.data(), params_.data(), host.size() * sizeof(float));
+    return host;
+  }
+  std::vector<std::int8_t> q;
+  std::vector<float> scale;
+  for (const auto& t : layout_.tensors()) {
+    float* out = host.data() + t.offset;
+    if (!quantized_->contains(t.name)) {
+      backend_->copy_to_host(out, float_tensor(t.name), static_cast<std::size_t>(t.size) * sizeof(float));
+      continue;
+    }
+    quantized_->get(t.name, q, scale);
+    const std::int64_t cols = t.shape[1];
+    for (std::int64_t i = 0; i < t.size; ++i) out[i] = scale[static_cast<std::size_t>(i / cols)] * q[i];
+  }
   return host;
 }
 
@@ -126,16 +191,40 @@ std::vector<float> Transformer::gradients_to_host() {
 
 void Transformer::save_parameters(const std::filesystem::path& path,
                                   const std::map<std::string, std::string>& metadata) const {
-  const std::vector<float> host = parameters_to_host();
+  // Host copies of what is written, in the file's order: float tensors, or for an int8 model's
+  // matrices the int8 rows followed by their scales.
+  struct Part {
+    std::string name, dtype;
+    std::vector<std::int64_t> shape;
+    std::vector<char> bytes;
+  };
+  std::vector<Part> parts;
+  for (const auto& t : layout_.tensors()) {
+    if (weights_ == WeightFormat::int8 && quantized_->contains(t.name)) {
+      std::vector<std::int8_t> q;
+      std::vector<float> scale;
+      quantized_->get(t.name, q, scale);
+      parts.push_back({t.name, "I8", t.shape, std::vector<char>(q.begin(), q.end())});
+      Part s{scale_tensor_name(t.name), "F32", {t.shape[0]}, std::vector<char>(scale.size() * sizeof(float))};
+      std::memcpy(s.bytes.data(), scale.data(), s.bytes.size());
+      parts.push_back(std::move(s));
+      continue;
+    }
+    Part f{t.name, "F32", t.shape, std::vector<char>(static_cast<std::size_t>(t.size) * sizeof(float))};
+    backend_->copy_to_host(f.bytes.data(), float_tensor(t.name), f.bytes.size());
+    parts.push_back(std::move(f));
+  }
   std::vector<TensorToWrite> tensors;
-  for (const auto& t : layout_.tensors()) tensors.push_back({t.name, t.shape, host.data() + t.offset});
-  auto meta = metadata;
-  meta.emplace("format", "attn");
   // A checksum of the data section as it will be written (the tensors in order), as checkpoints
   // have: a flipped bit is found on load instead of translating with it.
   Sha256 hash;
-  for (const auto& t : layout_.tensors())
-    hash.update(host.data() + t.offset, static_cast<std::size_t>(t.size) * sizeof(float));
+  for (const auto& p : parts) {
+    tensors.push_back({p.name, p.shape, p.bytes.data(), p.dtype});
+    hash.update(p.bytes.data(), p.bytes.size());
+  }
+  auto meta = metadata;
+  meta.emplace("format", "attn");
+  meta["attn.weights"] = weights_ == WeightFormat::int8 ? "int8" : "float32";
   meta["attn.sha256"] = to_hex(hash.finish());
   write_safetensors(path, tensors, meta);
 }
@@ -146,21 +235,52 @@ void Transformer::load_parameters(const std::filesystem::path& path) {
   if (const auto it = file.metadata().find("attn.sha256");
       it != file.metadata().end() && sha256_hex(file.data()) != it->second)
     throw_in(path.string(), "corrupted model file: the data does not match its SHA-256 checksum (attn.sha256)");
-  std::vector<float> host(static_cast<std::size_t>(layout_.total()));
-  for (const auto& t : layout_.tensors()) file.read(t.name, t.shape, host.data() + t.offset);
   std::set<std::string> expected;
-  for (const auto& t : layout_.tensors()) expected.insert(t.name);
+  std::vector<float> host;  // float32 models: every tensor, then one upload
+  if (weights_ == WeightFormat::f32) host.resize(static_cast<std::size_t>(layout_.total()));
+  std::vector<float> values, scale;
+  std::vector<std::int8_t> q;
+  for (const auto& t : layout_.tensors()) {
+    expected.insert(t.name);
+    const bool int8_in_file = is_quantized_tensor(t) && file.contains(t.name) && file.dtype(t.name) == "I8";
+    const bool int8_in_model = weights_ == WeightFormat::int8 && quantized_->contains(t.name);
+    float* dst = nullptr;  // where the tensor's float values go
+    if (weights_ == WeightFormat::f32)
+      dst = host.data() + t.offset;
+    else if (!int8_in_model || !int8_in_file)
+      values.resize(static_cast<std::size_t>(t.size)), dst = values.data();
+    if (!int8_in_file) {
+      file.read(t.name, t.shape, dst);
+    } else {
+      expected.insert(scale_tensor_name(t.name));
+      q.resize(static_cast<std::size_t>(t.size));
+      scale.resize(static_cast<std::size_t>(t.shape[0]));
+      file.read(t.name, t.shape, q.data());
+      file.read(scale_tensor_name(t.name), {t.shape[0]}, scale.data());
+      if (int8_in_model) {
+        quantized_->set(t.name, q.data(), scale.data(), path.string());
+        continue;
+      }
+      QuantizedWeights::check(t.name, q.data(), scale.data(), t.shape[0], t.shape[1], path.string());
+      for (std::int64_t i = 0; i < t.size; ++i) dst[i] = scale[static_cast<std::size_t>(i / t.shape[1])] * q[i];
+    }
+    if (weights_ == WeightFormat::f32) continue;
+    if (int8_in_model)
+      quantized_->quantize(t.name, dst);
+    else
+      backend_->copy_to_device(float_tensor(t.name), dst, static_cast<std::size_t>(t.size) * sizeof(float));
+  }
   for (const auto& [name, entry] : file.entries())
     if (!expected.count(name))
       throw_in(path.string(), "tensor '" + name + "' is not part of this model's configuration");
-  set_parameters(host);
+  if (weights_ == WeightFormat::f32) set_parameters(host);
 }
 
 void Transformer::zero_gradients() { backend_->fill(gradients(), layout_.total(), 0.0f); }
 
 const float* Transformer::positions(bool decoder) const {
   if (config_.positions == PositionEncoding::Sinusoidal) return sinusoids_.data();
-  return params_.data() + layout_.find(decoder ? "decoder.positions.weight" : "encoder.positions.weight").offset;
+  return float_tensor(decoder ? "decoder.positions.weight" : "encoder.positions.weight");
 }
 
 float* Transformer::positions_grad(bool decoder) {

@@ -4,12 +4,15 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "kernels/device_buffer.h"
 #include "model/model_config.h"
 #include "model/parameter_layout.h"
+#include "model/quantized_weights.h"
 #include "core/token_batch.h"
 #include "model/training_workspace.h"
 #include "nn/decoder_layer.h"
@@ -21,26 +24,39 @@ namespace attn {
 
 class Transformer {
  public:
-  // Parameters start at zero: call initialize() or load_parameters().
-  explicit Transformer(const ModelConfig& config, Backend& backend = cpu_backend());
+  // Parameters start at zero: call initialize() or load_parameters(). With WeightFormat::int8
+  // the matrices are kept in int8 (QuantizedWeights) and only the rest in float: such a model
+  // translates and scores but does not train (gradients() throws).
+  explicit Transformer(const ModelConfig& config, Backend& backend = cpu_backend(),
+                       WeightFormat weights = WeightFormat::f32);
 
   const ModelConfig& config() const { return config_; }
   const ParameterLayout& layout() const { return layout_; }
   Backend& backend() const { return *backend_; }
+  WeightFormat weight_format() const { return weights_; }
+  // Bytes of weights the model holds (float parameters plus int8 matrices and their scales).
+  std::size_t weight_bytes() const;
   std::int64_t parameter_count() const { return layout_.total(); }
-  float* parameters() { return params_.data(); }
-  const float* parameters() const { return params_.data(); }
+  // The float parameter buffer in the layout's order (float32 models only: an int8 model keeps
+  // only the tensors it does not quantize there).
+  float* parameters();
+  const float* parameters() const;
   // The gradient buffer is allocated on first use (inference never needs it).
   float* gradients();
 
   void initialize(std::uint64_t seed);
+  // All parameters in the layout's order; an int8 model quantizes its matrices.
   void set_parameters(const std::vector<float>& host);
+  // All parameters in the layout's order; an int8 model's matrices as scale · q.
   std::vector<float> parameters_to_host() const;
   std::vector<float> gradients_to_host();
 
-  // model.safetensors with the tensor names of docs/model-format.md.
+  // model.safetensors with the tensor names of docs/model-format.md; an int8 model writes its
+  // matrices as I8 with their scales.
   void save_parameters(const std::filesystem::path& path,
                        const std::map<std::string, std::string>& metadata = {}) const;
+  // Reads float32 or int8 files into either kind of model: float matrices into an int8 model
+  // are quantized, int8 ones into a float32 model become scale · q.
   void load_parameters(const std::filesystem::path& path);
 
   void zero_gradients();
@@ -71,6 +87,8 @@ class Transformer {
 
  private:
   void bind_layers();
+  float* float_tensor(const std::string& name);  // in params_
+  const float* float_tensor(const std::string& name) const;
   float* positions_grad(bool decoder);
   void upload(const TokenBatch& batch);
   // Encoder and decoder; the output layer and the loss follow a block of rows at a time.
@@ -86,8 +104,13 @@ class Transformer {
   ModelConfig config_;
   ParameterLayout layout_;
   Backend* backend_;
+  WeightFormat weights_;
+  // Where each tensor kept in float lives in params_ (every tensor for float32 models).
+  std::unordered_map<std::string, std::int64_t> float_offsets_;
+  std::int64_t float_total_ = 0;
   DeviceBuffer<float> params_, grads_;
-  DeviceBuffer<float> sinusoids_;  // [max_positions, d_model] when positions are sinusoidal
+  std::unique_ptr<QuantizedWeights> quantized_;  // int8 models
+  DeviceBuffer<float> sinusoids_;                // [max_positions, d_model] when positions are sinusoidal
   nn::SharedEmbedding embedding_;
   std::vector<nn::EncoderLayer> encoder_;
   std::vector<nn::DecoderLayer> decoder_;

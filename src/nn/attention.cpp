@@ -9,9 +9,10 @@ namespace {
 // the projections are kept in bf16 (training under precision bf16) the products run in bf16.
 void batched(Backend& be, bool bf16, Trans ta, Trans tb, int m, int n, int k, const void* a, bool a_bf16, int lda,
              const void* b, bool b_bf16, int ldb, float* c, int ldc, const GemmBatch& batch) {
-  if (bf16) return be.gemm_batched_mixed(ta, tb, m, n, k, 1.0f, a, a_bf16, lda, b, b_bf16, ldb, 0.0f, c, ldc, batch);
-  be.gemm_batched(ta, tb, m, n, k, 1.0f, static_cast<const float*>(a), lda, static_cast<const float*>(b), ldb, 0.0f, c,
-                  ldc, batch);
+  GemmBatch in_bf16 = batch;
+  in_bf16.bf16 = bf16;
+  be.matmul(m, n, k, 1.0f, float_or_bf16_matrix(a, a_bf16, lda, ta), float_or_bf16_matrix(b, b_bf16, ldb, tb), 0.0f, c,
+            ldc, &in_bf16);
 }
 
 }  // namespace

@@ -12,6 +12,12 @@ struct Linear {
   float* weight_grad = nullptr;
   float* bias_grad = nullptr;
   int in = 0, out = 0;
+  // Inference with int8 weights: W as s8 rows with their scales (Backend's DType::s8), used by
+  // forward in place of `weight` when set (data not null). No backward.
+  MatrixRef weight_s8{};
+
+  // W as the product's right operand (transposed): weight_s8 where set, else weight.
+  MatrixRef weight_operand() const { return weight_s8.data ? weight_s8 : f32_matrix(weight, in, Trans::Yes); }
 
   // y [rows, out] (row stride ldy, default out) = x [rows, in] · Wᵀ + b, optionally through ReLU
   // (without a bias: no ReLU either).

@@ -13,7 +13,7 @@ ModelSpec parse_model_spec(const std::string& text) {
   if (dash == std::string::npos || dash == 0 || dash + 1 == pair.size() ||
       pair.find('-', dash + 1) != std::string::npos)
     throw Error(form);
-  ModelSpec spec{pair.substr(0, dash), pair.substr(dash + 1), text.substr(equals + 1)};
+  ModelSpec spec{pair.substr(0, dash), pair.substr(dash + 1), text.substr(equals + 1), ""};
   for (const std::string* code : {&spec.source, &spec.target})
     for (char c : *code)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')

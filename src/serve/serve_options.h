@@ -10,6 +10,7 @@ namespace attn::serve {
 struct ModelSpec {
   std::string source, target;  // language codes ("en", "es")
   std::filesystem::path dir;   // the model folder
+  std::string precision;       // load_model_directory's precision ("" as the file is)
   std::string id() const { return source + "-" + target; }
 };
 

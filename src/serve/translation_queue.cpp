@@ -45,7 +45,7 @@ TranslationQueue::TranslationQueue(std::vector<ServedModel>& models, const std::
   worker_ = std::thread([this, specs, loaded] {
     if (threads_ > 0) omp_set_num_threads(threads_);  // per thread: set in the thread that runs the products
     try {
-      for (const ModelSpec& spec : specs) models_.push_back({spec, load_model_directory(spec.dir)});
+      for (const ModelSpec& spec : specs) models_.push_back({spec, load_model_directory(spec.dir, spec.precision)});
       loaded->set_value();
     } catch (...) {
       loaded->set_exception(std::current_exception());

@@ -82,7 +82,7 @@ TEST_P(ElementwiseTest, EmbeddingLookupAndScatterAddGradient) {
   auto positions = testing::to_device(be, std::vector<float>{0.5f, 0.25f, 1, 2});
   auto ids = testing::to_device(be, std::vector<std::int32_t>{2, 1, 2, 2});  // 2 sentences × 2
   DeviceBuffer<float> out(be, 8);
-  be.embedding(ids.data(), 4, table.data(), dim, 2.0f, positions.data(), 2, out.data());
+  be.embedding(ids.data(), 4, f32_matrix(table.data(), dim), dim, 2.0f, positions.data(), 2, out.data());
   EXPECT_EQ(testing::to_host(be, out), (std::vector<float>{40.5f, 42.25f, 21, 24, 40.5f, 42.25f, 41, 44}));
   auto dout = testing::to_device(be, std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8});
   auto dtable = testing::to_device(be, std::vector<float>(6, 0.0f));

@@ -105,7 +105,8 @@ TEST_F(GemmBf16Test, AllTransposesEqualTheProductOfRoundedInputs) {
         const auto rounded = reference(p, 0.5f, a, b, beta, c, bf16_round);
         const auto exact = reference(p, 0.5f, a, b, beta, c, [](float x) { return double(x); });
         auto da = testing::to_device(be, a), db = testing::to_device(be, b), dc = testing::to_device(be, c);
-        be.gemm(Trans{ta}, Trans{tb}, m, n, k, 0.5f, da.data(), p.lda, db.data(), p.ldb, beta, dc.data(), p.ldc);
+        be.matmul(m, n, k, 0.5f, f32_matrix(da.data(), p.lda, Trans{ta}), f32_matrix(db.data(), p.ldb, Trans{tb}), beta,
+                  dc.data(), p.ldc, nullptr);
         const auto got = testing::to_host(be, dc);
         double max_rounding_effect = 0;
         for (int i = 0; i < m; ++i) {
@@ -135,7 +136,8 @@ TEST_F(GemmBf16Test, ReusedShapesTakeNewDataAndSmallProductsStayFloat32) {
     const auto expected = small ? reference(p, 1.0f, a, b, 0.0f, c, [](float x) { return double(x); })
                                 : reference(p, 1.0f, a, b, 0.0f, c, bf16_round);
     auto da = testing::to_device(be, a), db = testing::to_device(be, b), dc = testing::to_device(be, c);
-    be.gemm(Trans::No, Trans::Yes, p.m, p.n, p.k, 1.0f, da.data(), p.lda, db.data(), p.ldb, 0.0f, dc.data(), p.ldc);
+    be.matmul(p.m, p.n, p.k, 1.0f, f32_matrix(da.data(), p.lda), f32_matrix(db.data(), p.ldb, Trans::Yes), 0.0f,
+              dc.data(), p.ldc, nullptr);
     const auto got = testing::to_host(be, dc);
     for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], expected[i], small ? 2e-5 : 1e-4) << i;
   }
@@ -267,10 +269,13 @@ TEST_F(GemmBf16Test, BatchedBlocksRoundEveryOperandToBf16) {
             DeviceBuffer<Bf16> da16(be, a.size()), db16(be, b.size());
             be.copy_to_device(da16.data(), a_bits.data(), a_bits.size() * sizeof(Bf16));
             be.copy_to_device(db16.data(), b_bits.data(), b_bits.size() * sizeof(Bf16));
-            be.gemm_batched_mixed(Trans{ta}, Trans{tb}, m, n, k, 0.5f,
-                                  a16 ? static_cast<const void*>(da16.data()) : da.data(), a16, lda,
-                                  b16 ? static_cast<const void*>(db16.data()) : db.data(), b16, ldb, beta, dc.data(),
-                                  ldc, GemmBatch{outer, inner, inner * sa, sa, inner * sb, sb, inner * sc, sc});
+            GemmBatch batch{outer, inner, inner * sa, sa, inner * sb, sb, inner * sc, sc};
+            batch.bf16 = true;  // float operands too are rounded
+            be.matmul(
+                m, n, k, 0.5f,
+                float_or_bf16_matrix(a16 ? static_cast<const void*>(da16.data()) : da.data(), a16, lda, Trans{ta}),
+                float_or_bf16_matrix(b16 ? static_cast<const void*>(db16.data()) : db.data(), b16, ldb, Trans{tb}),
+                beta, dc.data(), ldc, &batch);
             const auto got = testing::to_host(be, dc);
             for (int i = 0; i < count; ++i) {
               const Product p{ta, tb, m, n, k, lda, ldb, ldc};
@@ -314,10 +319,12 @@ TEST_F(GemmBf16Test, OperandsKeptInBf16AreReadInPlace) {
           be.copy_to_device(da16.data(), a16.data(), a16.size() * sizeof(Bf16));
           be.copy_to_device(db16.data(), b16.data(), b16.size() * sizeof(Bf16));
           const bool a_bf16 = which & 1, b_bf16 = which & 2;
-          be.gemm_mixed(Trans{ta}, Trans{tb}, m, p.n, p.k, 0.5f,
-                        a_bf16 ? static_cast<const void*>(da16.data()) : da.data(), a_bf16, p.lda,
-                        b_bf16 ? static_cast<const void*>(db16.data()) : db.data(), b_bf16, p.ldb, 0.25f, dc.data(),
-                        p.ldc);
+          be.matmul(m, p.n, p.k, 0.5f,
+                    float_or_bf16_matrix(a_bf16 ? static_cast<const void*>(da16.data()) : da.data(), a_bf16, p.lda,
+                                         Trans{ta}),
+                    float_or_bf16_matrix(b_bf16 ? static_cast<const void*>(db16.data()) : db.data(), b_bf16, p.ldb,
+                                         Trans{tb}),
+                    0.25f, dc.data(), p.ldc, nullptr);
           const auto got = testing::to_host(be, dc);
           for (int i = 0; i < m; ++i) {
             for (int j = 0; j < p.n; ++j)

@@ -43,7 +43,8 @@ TEST_P(GemmTest, AllTransposesWithLeadingDimensionsAndBeta) {
       auto expected = c;
       reference_gemm(ta, tb, m, n, k, 0.5f, a, lda, b, ldb, 0.25f, expected, ldc);
       auto da = testing::to_device(be, a), db = testing::to_device(be, b), dc = testing::to_device(be, c);
-      be.gemm(Trans{ta}, Trans{tb}, m, n, k, 0.5f, da.data(), lda, db.data(), ldb, 0.25f, dc.data(), ldc);
+      be.matmul(m, n, k, 0.5f, f32_matrix(da.data(), lda, Trans{ta}), f32_matrix(db.data(), ldb, Trans{tb}), 0.25f,
+                dc.data(), ldc, nullptr);
       auto got = testing::to_host(be, dc);
       for (int i = 0; i < m; ++i)
         for (int j = 0; j < n; ++j)
@@ -63,7 +64,8 @@ void expect_rows_times_weights(Backend& be, int m, int n, int k, float beta, uns
   auto expected = c;
   reference_gemm(false, true, m, n, k, 0.75f, a, lda, b, ldb, beta, expected, ldc);
   auto da = testing::to_device(be, a), db = testing::to_device(be, b), dc = testing::to_device(be, c);
-  be.gemm(Trans::No, Trans::Yes, m, n, k, 0.75f, da.data(), lda, db.data(), ldb, beta, dc.data(), ldc);
+  be.matmul(m, n, k, 0.75f, f32_matrix(da.data(), lda), f32_matrix(db.data(), ldb, Trans::Yes), beta, dc.data(), ldc,
+            nullptr);
   auto got = testing::to_host(be, dc);
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < n; ++j) ASSERT_NEAR(got[i * ldc + j], expected[i * ldc + j], tolerance) << m << " " << beta;
@@ -88,7 +90,7 @@ TEST_P(GemmTest, HandWorkedProduct) {
   auto a = testing::to_device(be, std::vector<float>{1, 2, 3, 4});
   auto b = testing::to_device(be, std::vector<float>{5, 6, 7, 8});
   auto c = testing::to_device(be, std::vector<float>(4, 0));
-  be.gemm(Trans::No, Trans::No, 2, 2, 2, 1, a.data(), 2, b.data(), 2, 0, c.data(), 2);
+  be.matmul(2, 2, 2, 1, f32_matrix(a.data(), 2), f32_matrix(b.data(), 2), 0, c.data(), 2, nullptr);
   EXPECT_EQ(testing::to_host(be, c), (std::vector<float>{19, 22, 43, 50}));
 }
 
@@ -108,7 +110,8 @@ TEST_P(GemmTest, TwoLevelBatchLikeAttentionHeads) {
                        b * T * ld + h * dk, (b * H + h) * T * T);
     auto dq = testing::to_device(be, q), dkk = testing::to_device(be, kk), dc = testing::to_device(be, c);
     GemmBatch batch{B, H, T * ld, dk, T * ld, dk, H * T * T, T * T};
-    be.gemm_batched(Trans::No, Trans::Yes, T, T, dk, 0.5f, dq.data(), ld, dkk.data(), ld, 0.25f, dc.data(), T, batch);
+    be.matmul(T, T, dk, 0.5f, f32_matrix(dq.data(), ld), f32_matrix(dkk.data(), ld, Trans::Yes), 0.25f, dc.data(), T,
+              &batch);
     auto got = testing::to_host(be, dc);
     for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], expected[i], 1e-5) << "ld=" << ld << " at " << i;
   }
@@ -132,8 +135,9 @@ TEST_P(GemmTest, BatchedDecodingShapesAllTransposes) {
         for (int i = 0; i < count; ++i)
           reference_gemm(ta, tb, m, n, k, 0.5f, a, lda, b, ldb, 0.25f, expected, ldc, i * sa, i * sb, i * sc);
         auto da = testing::to_device(be, a), db = testing::to_device(be, b), dc = testing::to_device(be, c);
-        be.gemm_batched(Trans{ta}, Trans{tb}, m, n, k, 0.5f, da.data(), lda, db.data(), ldb, 0.25f, dc.data(), ldc,
-                        GemmBatch{outer, inner, inner * sa, sa, inner * sb, sb, inner * sc, sc});
+        const GemmBatch batch{outer, inner, inner * sa, sa, inner * sb, sb, inner * sc, sc};
+        be.matmul(m, n, k, 0.5f, f32_matrix(da.data(), lda, Trans{ta}), f32_matrix(db.data(), ldb, Trans{tb}), 0.25f,
+                  dc.data(), ldc, &batch);
         auto got = testing::to_host(be, dc);
         for (std::size_t i = 0; i < got.size(); ++i)
           ASSERT_NEAR(got[i], expected[i], 1e-5) << "m=" << m << " ta=" << ta << " tb=" << tb << " at " << i;
@@ -167,8 +171,9 @@ TEST_P(GemmTest, BatchedBlocksAllTransposesWithRaggedEdges) {
           for (int i = 0; i < count; ++i)
             reference_gemm(ta, tb, m, n, k, 0.5f, a, lda, b, ldb, beta, expected, ldc, i * sa, i * sb, i * sc);
           auto da = testing::to_device(be, a), db = testing::to_device(be, b), dc = testing::to_device(be, c);
-          be.gemm_batched(Trans{ta}, Trans{tb}, m, n, k, 0.5f, da.data(), lda, db.data(), ldb, beta, dc.data(), ldc,
-                          GemmBatch{outer, inner, inner * sa, sa, inner * sb, sb, inner * sc, sc});
+          const GemmBatch batch{outer, inner, inner * sa, sa, inner * sb, sb, inner * sc, sc};
+          be.matmul(m, n, k, 0.5f, f32_matrix(da.data(), lda, Trans{ta}), f32_matrix(db.data(), ldb, Trans{tb}), beta,
+                    dc.data(), ldc, &batch);
           auto got = testing::to_host(be, dc);
           for (int i = 0; i < count; ++i)
             for (int r = 0; r < m; ++r)

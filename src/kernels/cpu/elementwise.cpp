@@ -11,6 +11,10 @@ namespace attn::cpu {
 
 static constexpr std::int64_t kParallelMin = 1 << 15;
 
+void copy(void* dst, const void* src, std::size_t bytes) {
+  if (bytes) std::memmove(dst, src, bytes);
+}
+
 void fill(float* x, std::int64_t n, float value) {
 #pragma omp parallel for simd schedule(static) if (n > kParallelMin)
   for (std::int64_t i = 0; i < n; ++i) x[i] = value;

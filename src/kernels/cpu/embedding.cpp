@@ -1,18 +1,36 @@
 // Embedding lookup (scaled, plus positions) and its scatter-add gradient.
 #include <algorithm>
+#include <string>
 
+#include "core/error.h"
 #include "kernels/cpu/ops.h"
 
 namespace attn::cpu {
 
-void embedding(const std::int32_t* ids, std::int64_t n, const float* table, int dim, float scale,
+void embedding(const std::int32_t* ids, std::int64_t n, const MatrixRef& table, int dim, float scale,
                const float* positions, int seq_len, float* out) {
+  ATTN_CHECK(table.trans == Trans::No && (table.dtype == DType::f32 || table.dtype == DType::s8),
+             std::string("an embedding table must be f32 or s8, not ") + to_string(table.dtype));
+  const bool s8 = table.dtype == DType::s8;
 #pragma omp parallel for schedule(static) if (n * dim > (1 << 15))
   for (std::int64_t r = 0; r < n; ++r) {
-    const float* e = table + static_cast<std::int64_t>(ids[r]) * dim;
+    const std::int64_t id = ids[r];
     float* o = out + r * dim;
-    if (positions) {
-      const float* p = positions + (r % seq_len) * dim;
+    const float* p = positions ? positions + (r % seq_len) * dim : nullptr;
+    if (s8) {  // E[id] = scales[id] · q[id]
+      const std::int8_t* q = static_cast<const std::int8_t*>(table.data) + id * table.ld;
+      const float s = scale * table.scales[id];
+      if (p) {
+#pragma omp simd
+        for (int c = 0; c < dim; ++c) o[c] = static_cast<float>(q[c]) * s + p[c];
+      } else {
+#pragma omp simd
+        for (int c = 0; c < dim; ++c) o[c] = static_cast<float>(q[c]) * s;
+      }
+      continue;
+    }
+    const float* e = static_cast<const float*>(table.data) + id * table.ld;
+    if (p) {
 #pragma omp simd
       for (int c = 0; c < dim; ++c) o[c] = e[c] * scale + p[c];
     } else {

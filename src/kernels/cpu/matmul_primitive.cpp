@@ -53,16 +53,18 @@ class PrimitiveCache {
   Primitive build(const MatmulDesc& d) {
     using dims = dnnl::memory::dims;
     using type = dnnl::memory::data_type;
-    const type in = d.input == MatmulInput::bf16 ? type::bf16 : type::f32;
+    const bool integer = d.input == MatmulInput::u8s8;
+    const type a_type = integer ? type::u8 : d.input == MatmulInput::bf16 ? type::bf16 : type::f32;
+    const type b_type = integer ? type::s8 : a_type;
     const bool batched = d.outer * d.inner > 1;
     auto desc = [&](type t, dnnl::memory::dim rows, dnnl::memory::dim cols, std::int64_t outer, std::int64_t inner,
                     std::int64_t row, std::int64_t col) {
       if (!batched) return dnnl::memory::desc({rows, cols}, t, dims{row, col});
       return dnnl::memory::desc({d.outer, d.inner, rows, cols}, t, dims{outer, inner, row, col});
     };
-    const auto a = desc(in, d.m, d.k, d.a_outer, d.a_inner, d.a_row, d.a_col);
-    const auto b = desc(in, d.k, d.n, d.b_outer, d.b_inner, d.b_row, d.b_col);
-    const auto c = desc(type::f32, d.m, d.n, d.c_outer, d.c_inner, d.c_row, 1);
+    const auto a = desc(a_type, d.m, d.k, d.a_outer, d.a_inner, d.a_row, d.a_col);
+    const auto b = desc(b_type, d.k, d.n, d.b_outer, d.b_inner, d.b_row, d.b_col);
+    const auto c = desc(integer ? type::s32 : type::f32, d.m, d.n, d.c_outer, d.c_inner, d.c_row, 1);
     dnnl::primitive_attr attr;
     if (d.alpha != 1.0f) attr.set_output_scales(0, {d.alpha});
     if (d.beta != 0.0f) {
@@ -83,7 +85,7 @@ class PrimitiveCache {
 thread_local PrimitiveCache cache;
 
 // oneDNN takes non-const handles; the inputs are only read.
-void execute(Primitive& p, const void* a, const void* b, float* c) {
+void execute(Primitive& p, const void* a, const void* b, void* c) {
   dnnl::memory am(p.desc.src_desc(), cache.engine(), const_cast<void*>(a));
   dnnl::memory bm(p.desc.weights_desc(), cache.engine(), const_cast<void*>(b));
   dnnl::memory cm(p.desc.dst_desc(), cache.engine(), c);
@@ -105,7 +107,7 @@ MatmulDesc matmul_desc(Trans ta, Trans tb, int m, int n, int k, std::int64_t lda
   return d;
 }
 
-void run_matmul(const MatmulDesc& d, const void* a, const void* b, float* c) { execute(cache.get(d), a, b, c); }
+void run_matmul(const MatmulDesc& d, const void* a, const void* b, void* c) { execute(cache.get(d), a, b, c); }
 
 bool run_matmul_if_fast(const MatmulDesc& d, const void* a, const void* b, float* c) {
   Primitive& p = cache.get(d);

@@ -8,12 +8,14 @@
 
 namespace attn::cpu {
 
-enum class MatmulInput { f32, bf16 };
+// f32 and bf16: A and B of that type, C float32. u8s8: A unsigned 8-bit, B signed 8-bit, C int32
+// (exact integer sums; alpha and beta must be 1 and 0).
+enum class MatmulInput { f32, bf16, u8s8 };
 
 // Strides are in elements. A is [outer, inner, m, k], B is [outer, inner, k, n] and C is
 // [outer, inner, m, n]; a transposed operand simply has its row and column strides swapped.
 struct MatmulDesc {
-  MatmulInput input = MatmulInput::f32;  // A and B; C is always float32
+  MatmulInput input = MatmulInput::f32;
   int outer = 1, inner = 1, m = 0, n = 0, k = 0;
   std::int64_t a_outer = 0, a_inner = 0, a_row = 0, a_col = 0;
   std::int64_t b_outer = 0, b_inner = 0, b_row = 0, b_col = 0;
@@ -27,8 +29,8 @@ struct MatmulDesc {
 MatmulDesc matmul_desc(Trans ta, Trans tb, int m, int n, int k, std::int64_t lda, std::int64_t ldb, std::int64_t ldc,
                        float alpha, float beta);
 
-// Runs the product described by desc on a, b (float or bf16 as desc.input says) and c.
-void run_matmul(const MatmulDesc& desc, const void* a, const void* b, float* c);
+// Runs the product described by desc on a, b and c (of the types desc.input says).
+void run_matmul(const MatmulDesc& desc, const void* a, const void* b, void* c);
 
 // Runs it only if oneDNN has its fast (brgemm) kernel for this layout, and says whether it did.
 // Batched products need each batch entry's rows to lie densely: attention over a fused QKV

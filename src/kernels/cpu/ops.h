@@ -4,6 +4,11 @@
 
 namespace attn::cpu {
 
+// The product of Backend::matmul, dispatched on the operands' types (matmul.cpp); precision is
+// what a single f32 × f32 product computes in.
+void matmul(MatmulPrecision precision, int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b,
+            float beta, float* c, int ldc, const GemmBatch* batch);
+
 void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
           float beta, float* c, int ldc);
 // bf16 inputs, float32 accumulation and output (gemm_bf16.cpp); needs bf16_matmul_supported().
@@ -35,6 +40,18 @@ bool small_gemm_batched_bf16(Trans ta, Trans tb, int m, int n, int k, float alph
                              const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc,
                              const GemmBatch& batch);
 
+// y = x·Wᵀ (times alpha, plus beta·C) for float activations x [m, k] and an s8 weight W [n, k]
+// (gemm_s8.cpp): each row of x quantized to 7 bits with its own scale and zero point, oneDNN's
+// u8·s8 → s32 product, then scaled back.
+void gemm_s8(int m, int n, int k, float alpha, const float* x, std::int64_t ldx, const MatrixRef& w, float beta,
+             float* c, int ldc);
+// Backend::quantize_rows (quantize.cpp).
+void quantize_rows(const float* x, std::int64_t rows, int cols, std::int64_t ld, std::int8_t* q, float* scales,
+                   std::int32_t* sums);
+
+void copy(void* dst, const void* src, std::size_t bytes);
+inline void copy_to_device(void* dst, const void* host_src, std::size_t bytes) { copy(dst, host_src, bytes); }
+inline void copy_to_host(void* host_dst, const void* src, std::size_t bytes) { copy(host_dst, src, bytes); }
 void fill(float* x, std::int64_t n, float value);
 void add(const float* a, const float* b, float* y, std::int64_t n);
 void accumulate(const float* x, float* y, std::int64_t n);
@@ -45,6 +62,9 @@ void relu_backward(float* dy, const float* y, std::int64_t n);
 void relu_backward(float* dy, const Bf16* y, std::int64_t n);
 // dbias += Σ rows of dy; with dy_bf16, dy also rounded into it on the same pass.
 void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias, Bf16* dy_bf16 = nullptr);
+inline void bias_grad_to_bf16(const float* dy, std::int64_t rows, int cols, float* dbias, Bf16* dy_bf16) {
+  bias_grad(dy, rows, cols, dbias, dy_bf16);
+}
 double sum_squares(const float* x, std::int64_t n);
 
 void dropout(const float* x, float* y, std::int64_t n, float p, std::uint64_t seed);
@@ -57,7 +77,7 @@ void layernorm_backward(const float* dy, const float* x, const float* mean, cons
 void attention_softmax(float* scores, int batch, int heads, int tq, int tk, const AttentionMask& mask, float scale);
 void attention_softmax_backward(float* dprobs, const float* probs, std::int64_t rows, int tk, float scale);
 
-void embedding(const std::int32_t* ids, std::int64_t n, const float* table, int dim, float scale,
+void embedding(const std::int32_t* ids, std::int64_t n, const MatrixRef& table, int dim, float scale,
                const float* positions, int seq_len, float* out);
 void embedding_backward(const std::int32_t* ids, std::int64_t n, const float* dout, int dim, float scale,
                         float* dtable);
@@ -66,6 +86,10 @@ void positions_backward(const float* dout, int batch, int seq_len, int dim, floa
 // With grad_bf16 the gradient goes there, rounded to bf16, and the logits stay as they were.
 LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab, float smoothing,
                        int ignore_id, float grad_scale, float* row_nll, Bf16* grad_bf16 = nullptr);
+inline LossSums cross_entropy_to_bf16(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab,
+                                      float smoothing, int ignore_id, float grad_scale, Bf16* grad) {
+  return cross_entropy(logits, targets, rows, vocab, smoothing, ignore_id, grad_scale, nullptr, grad);
+}
 void log_softmax(float* x, std::int64_t rows, int cols);
 void topk(const float* x, std::int64_t rows, int cols, int k, float* values, std::int32_t* indices);
 void gather_rows(const float* src, std::int64_t src_stride, const std::int32_t* indices, std::int64_t rows,

@@ -1,0 +1,53 @@
+// Symmetric per-row int8 quantization of weights (Backend::quantize_rows) and the per-row 7-bit
+// quantization of activations that gemm_s8 applies on the fly.
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/cpu/ops.h"
+#include "kernels/cpu/quantize.h"
+
+namespace attn::cpu {
+
+void quantize_rows(const float* x, std::int64_t rows, int cols, std::int64_t ld, std::int8_t* q, float* scales,
+                   std::int32_t* sums) {
+#pragma omp parallel for schedule(static) if (rows * cols > (1 << 16))
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * ld;
+    std::int8_t* qr = q + r * cols;
+    float max_abs = 0;
+    for (int c = 0; c < cols; ++c) max_abs = std::max(max_abs, std::fabs(xr[c]));
+    const float scale = max_abs > 0 ? max_abs / 127.0f : 1.0f;
+    std::int32_t sum = 0;
+    for (int c = 0; c < cols; ++c) {
+      // round half away from zero; the clamp only guards against x / scale rounding past 127
+      const float v = std::clamp(std::round(xr[c] / scale), -127.0f, 127.0f);
+      qr[c] = static_cast<std::int8_t>(v);
+      sum += qr[c];
+    }
+    scales[r] = scale;
+    sums[r] = sum;
+  }
+}
+
+void quantize_activation_rows(const float* x, std::int64_t rows, int cols, std::int64_t ld, std::uint8_t* q,
+                              float* scales, std::int32_t* zero_points) {
+#pragma omp parallel for schedule(static) if (rows * cols > (1 << 15))
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * ld;
+    std::uint8_t* qr = q + r * cols;
+    float lo = 0, hi = 0;  // the range always holds 0, so the zero point is an integer in [0, 127]
+#pragma omp simd reduction(min : lo) reduction(max : hi)
+    for (int c = 0; c < cols; ++c) lo = std::min(lo, xr[c]), hi = std::max(hi, xr[c]);
+    const float scale = hi > lo ? (hi - lo) / static_cast<float>(kActivationLevels) : 1.0f;
+    const float inverse = 1.0f / scale;
+    const float zero = std::clamp(std::round(-lo * inverse), 0.0f, static_cast<float>(kActivationLevels));
+#pragma omp simd
+    for (int c = 0; c < cols; ++c)
+      qr[c] = static_cast<std::uint8_t>(
+          std::clamp(std::nearbyint(xr[c] * inverse) + zero, 0.0f, static_cast<float>(kActivationLevels)));
+    scales[r] = scale;
+    zero_points[r] = static_cast<std::int32_t>(zero);
+  }
+}
+
+}  // namespace attn::cpu
