@@ -30,7 +30,8 @@ void IncrementalDecoder::start(const std::int32_t* src, const std::int32_t* src_
   src_lengths_.resize(be_, batch);
   be_.copy_to_device(src_.data(), src, n * sizeof(std::int32_t));
   be_.copy_to_device(src_lengths_.data(), src_lengths, batch * sizeof(std::int32_t));
-  src_lengths_host_.assign(src_lengths, src_lengths + batch);
+  sentence_of_.resize(batch);
+  for (int b = 0; b < batch; ++b) sentence_of_[b] = b;
   ensure_buffers();
   if (tap_) tap_->begin_batch();
   encode(src_len);
@@ -43,16 +44,16 @@ void IncrementalDecoder::ensure_buffers() {
   const std::size_t d = c_.d_model;
   const std::size_t layers = c_.decoder_layers;
   self_kv_.resize(layers);
-  self_kv_spare_.resize(layers);
   memory_kv_.resize(layers);
   for (std::size_t l = 0; l < layers; ++l) {
     self_kv_[l].resize(be_, rows * max_steps_ * kv_width_);
-    self_kv_spare_[l].resize(be_, rows * max_steps_ * kv_width_);
     memory_kv_[l].resize(be_, srows * kv_width_);
   }
-  memory_kv_spare_.resize(be_, srows * kv_width_);
+  lineage_.assign(rows * max_steps_, 0);
+  lineage_spare_.assign(rows * max_steps_, 0);
+  lineage_device_.resize(be_, rows * max_steps_);
+  memory_rows_device_.resize(be_, rows);
   tokens_.resize(be_, rows);
-  indices_.resize(be_, std::max(rows, static_cast<std::size_t>(sentences_)));
   x_.resize(be_, big_rows * d);
   y_.resize(be_, big_rows * d);
   sub_.resize(be_, big_rows * d);
@@ -102,6 +103,15 @@ const float* IncrementalDecoder::step(const std::int32_t* tokens) {
   model_.embedding().embed(be_, tokens_.data(), rows, 1, model_.positions(true) + static_cast<std::int64_t>(t) * d,
                            none, 0, x_.data());
   if (tap_) tap_->begin_step(t);
+  // This step's position of row r goes to cached row r; row r reads its sentence's memory.
+  memory_rows_.resize(rows);
+  for (int r = 0; r < rows; ++r) {
+    lineage_[static_cast<std::size_t>(r) * max_steps_ + t] = r;
+    memory_rows_[r] = sentence_of_[r / rows_per_sentence_];
+  }
+  be_.copy_to_device(lineage_device_.data(), lineage_.data(),
+                     static_cast<std::size_t>(rows) * max_steps_ * sizeof(std::int32_t));
+  be_.copy_to_device(memory_rows_device_.data(), memory_rows_.data(), rows * sizeof(std::int32_t));
   const AttentionMask self_mask{nullptr, false, t, c_.attention_window};
   const AttentionMask memory_mask{src_lengths_.data(), false, 0, 0};
   for (std::size_t l = 0; l < model_.decoder_layers().size(); ++l) {
@@ -116,7 +126,10 @@ const float* IncrementalDecoder::step(const std::int32_t* tokens) {
     cache.after_cross = x_.data();
     cache.hidden = {hidden_.data(), nullptr};
     cache.ffn_residual = {sub_.data(), nullptr, nullptr};
-    const nn::DecoderLayer::Incremental incremental{{self_kv_[l].data(), cache_stride, t}, memory_kv_[l].data()};
+    const nn::DecoderLayer::Incremental incremental{
+        {self_kv_[l].data(), cache_stride, t, lineage_device_.data(), max_steps_},
+        {memory_kv_[l].data(), static_cast<std::int64_t>(src_len_) * kv_width_, src_len_, memory_rows_device_.data(),
+         0}};
     model_.decoder_layers()[l].forward(be_, x_.data(), nullptr, sentences_, rows_per_sentence_, src_len_, self_mask,
                                        memory_mask, none, cache, y_.data(), &incremental, {tap_, static_cast<int>(l)});
     std::swap(x_, y_);
@@ -133,27 +146,19 @@ void IncrementalDecoder::select(const std::vector<std::int32_t>& sentences, cons
   const int new_rows = static_cast<int>(origin.size());
   ATTN_CHECK(new_rows == kept * rows_per_sentence, "select: wrong number of rows");
   ATTN_CHECK(new_rows <= capacity_rows_, "select: more rows than prepared");
-  if (new_rows > 0 && position_ > 0) {
-    be_.copy_to_device(indices_.data(), origin.data(), origin.size() * sizeof(std::int32_t));
-    const std::int64_t stride = static_cast<std::int64_t>(max_steps_) * kv_width_;
-    for (std::size_t l = 0; l < self_kv_.size(); ++l) {
-      be_.gather_rows(self_kv_[l].data(), stride, indices_.data(), new_rows, position_ * kv_width_,
-                      self_kv_spare_[l].data(), stride);
-      std::swap(self_kv_[l], self_kv_spare_[l]);
-    }
+  // Reordering rewrites which cached rows hold each row's positions; nothing cached moves.
+  for (int r = 0; r < new_rows; ++r) {
+    ATTN_CHECK(origin[r] >= 0 && origin[r] < rows(), "select: origin row out of range");
+    std::copy_n(lineage_.begin() + static_cast<std::ptrdiff_t>(origin[r]) * max_steps_, position_,
+                lineage_spare_.begin() + static_cast<std::ptrdiff_t>(r) * max_steps_);
   }
-  if (kept != sentences_ && kept > 0) {
-    be_.copy_to_device(indices_.data(), sentences.data(), sentences.size() * sizeof(std::int32_t));
-    const std::int64_t stride = static_cast<std::int64_t>(src_len_) * kv_width_;
-    for (auto& kv : memory_kv_) {
-      be_.gather_rows(kv.data(), stride, indices_.data(), kept, stride, memory_kv_spare_.data(), stride);
-      std::swap(kv, memory_kv_spare_);
-    }
-    std::vector<std::int32_t> lengths;
-    for (int s : sentences) lengths.push_back(src_lengths_host_[s]);
-    src_lengths_host_ = lengths;
-    be_.copy_to_device(src_lengths_.data(), lengths.data(), lengths.size() * sizeof(std::int32_t));
+  std::swap(lineage_, lineage_spare_);
+  std::vector<std::int32_t> sentence_of;
+  for (int s : sentences) {
+    ATTN_CHECK(s >= 0 && s < sentences_, "select: sentence out of range");
+    sentence_of.push_back(sentence_of_[s]);
   }
+  sentence_of_ = std::move(sentence_of);
   sentences_ = kept;
   rows_per_sentence_ = rows_per_sentence;
 }

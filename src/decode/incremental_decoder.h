@@ -57,11 +57,14 @@ class IncrementalDecoder {
   nn::AttentionTap* tap_ = nullptr;
   std::int64_t kv_width_ = 0;  // h·d_k + h·d_v per cached position
 
-  DeviceBuffer<std::int32_t> src_, src_lengths_, tokens_, indices_;
-  std::vector<std::int32_t> src_lengths_host_;
-  std::vector<DeviceBuffer<float>> self_kv_, self_kv_spare_;  // per layer [rows, max_steps, kv_width]
-  std::vector<DeviceBuffer<float>> memory_kv_;                // per layer [sentences, S, kv_width]
-  DeviceBuffer<float> memory_kv_spare_;
+  DeviceBuffer<std::int32_t> src_, src_lengths_, tokens_;
+  // Nothing cached moves when hypotheses are reordered or sentences finish: row r's position p
+  // is in cached row lineage_[r·max_steps + p] (a new position goes to cached row r, which no
+  // row has reached yet), and row r reads the memory of the batch's sentence memory_rows_[r].
+  std::vector<std::int32_t> lineage_, lineage_spare_, sentence_of_, memory_rows_;
+  DeviceBuffer<std::int32_t> lineage_device_, memory_rows_device_;
+  std::vector<DeviceBuffer<float>> self_kv_;    // per layer [rows, max_steps, kv_width]
+  std::vector<DeviceBuffer<float>> memory_kv_;  // per layer [batch, S, kv_width]
   // Step temporaries, sized for the current rows.
   DeviceBuffer<float> x_, y_, sub_, qkv_, ctx_, probs_, hidden_, logits_;
 };

@@ -71,6 +71,28 @@ struct AttentionMask {
 };
 
 // Sums over the non-ignored targets of a batch, returned to the host.
+// Attention of one new query per row over keys and values cached position by position
+// (incremental decoding), read through a table of which cached row holds each position, so that
+// beam search reorders hypotheses by rewriting the table instead of copying the cache.
+// Row r's query for head h: q + r·ld_q + h·d_k. Position p of row r lives in cached row
+// c = rows_of[r·rows_of_stride + p] (rows_of_stride 0: the one row rows_of[r] holds all of them):
+// its key at cache + c·row_stride + p·ld_cache + h·d_k, its value at the same place + heads·d_k +
+// h·d_v - h·d_k. Row r sees positions [lo, hi): hi = keys, or key_lengths[rows_of[r·stride]] when
+// key_lengths is given; lo = query_position - window when window > 0.
+struct CachedAttention {
+  int rows = 0, heads = 0, d_k = 0, d_v = 0;
+  const float* q = nullptr;
+  int ld_q = 0;
+  const float* cache = nullptr;
+  std::int64_t row_stride = 0;
+  int ld_cache = 0;
+  const std::int32_t* rows_of = nullptr;  // device memory
+  std::int64_t rows_of_stride = 0;
+  int keys = 0;                               // positions per row: probs' row length
+  const std::int32_t* key_lengths = nullptr;  // per cached row, device memory; null: all keys
+  int query_position = 0, window = 0;         // restricted self-attention
+};
+
 struct LossSums {
   double loss = 0;          // label-smoothed cross-entropy
   double nll = 0;           // plain negative log-likelihood of the targets
@@ -140,6 +162,9 @@ struct AdamHyper {
   OP(void, attention_softmax,                                                                                        \
      (float* scores, int batch, int heads, int tq, int tk, const AttentionMask& mask, float scale),                  \
      (scores, batch, heads, tq, tk, mask, scale))                                                                    \
+  /* probs [rows, heads, keys] = softmax(q·kᵀ/√d_k) under the mask (0 outside it) and ctx */                    \
+  /* [rows, heads·d_v] = probs · v, for one query per row over cached keys (CachedAttention). */                   \
+  OP(void, cached_attention, (const CachedAttention& a, float* probs, float* ctx), (a, probs, ctx))                  \
   /* In place: dprobs becomes dL/dscores (including the scale) given the probabilities. */                           \
   OP(void, attention_softmax_backward, (float* dprobs, const float* probs, std::int64_t rows, int tk, float scale),  \
      (dprobs, probs, rows, tk, scale))                                                                               \

@@ -13,14 +13,24 @@ HeadsView CrossAttention::values(Projected kv_rows, int length) const {
 
 AttentionShape CrossAttention::forward(Backend& be, const float* x, const float* memory, int batch, int length,
                                        int memory_length, const AttentionMask& mask, const Cache& cache, float* y,
-                                       const float* memory_kv) const {
+                                       const KeyValueCache* memory_kv) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   const std::int64_t memory_rows = static_cast<std::int64_t>(batch) * memory_length;
   q.forward(be, x, rows, cache.q);
+  if (memory_kv) {
+    CachedAttention a;
+    a.rows = static_cast<int>(rows), a.heads = heads, a.d_k = d_k, a.d_v = d_v;
+    a.q = cache.q, a.ld_q = q.out;
+    a.cache = memory_kv->data, a.row_stride = memory_kv->row_stride, a.ld_cache = kv.out;
+    a.rows_of = memory_kv->rows_of, a.rows_of_stride = memory_kv->rows_of_stride;
+    a.keys = memory_length, a.key_lengths = mask.key_lengths;
+    be.cached_attention(a, cache.probs, cache.ctx);
+    out.forward(be, cache.ctx, rows, y);
+    return shape(static_cast<int>(rows), 1, memory_length);
+  }
   const Projected queries = project_kept(be, cache.q, rows * q.out, cache.q_bf16);
-  if (!memory_kv) kv.forward(be, memory, memory_rows, cache.kv);
-  const Projected projected =
-      memory_kv ? Projected(memory_kv) : project_kept(be, cache.kv, memory_rows * kv.out, cache.kv_bf16);
+  kv.forward(be, memory, memory_rows, cache.kv);
+  const Projected projected = project_kept(be, cache.kv, memory_rows * kv.out, cache.kv_bf16);
   const AttentionShape s = shape(batch, length, memory_length);
   attention_forward(be, s, dense_heads(queries.data, q.out, length, queries.bf16), keys(projected, memory_length),
                     values(projected, memory_length), mask, cache.probs, cache.ctx);

@@ -31,10 +31,12 @@ struct CrossAttention {
   HeadsView values(Projected kv_rows, int length) const;
 
   // memory_kv: the memory already projected by kv (incremental decoding projects it once per
-  // sentence), or null to project memory here into cache.kv. Returns the shape of cache.probs.
+  // sentence and gives each of the batch·length rows, one query each, its sentence's cached row;
+  // mask.key_lengths is then per cached row), or null to project memory here into cache.kv.
+  // Returns the shape of cache.probs.
   AttentionShape forward(Backend& be, const float* x, const float* memory, int batch, int length, int memory_length,
                          const AttentionMask& mask, const Cache& cache, float* y,
-                         const float* memory_kv = nullptr) const;
+                         const KeyValueCache* memory_kv = nullptr) const;
   // dx += ∂L/∂x and d_memory += ∂L/∂memory. The mask is the forward pass's.
   void backward(Backend& be, const float* x, const float* memory, int batch, int length, int memory_length,
                 const AttentionMask& mask, const Cache& cache, const float* dy, const AttentionScratch& scratch,

@@ -18,7 +18,7 @@ void DecoderLayer::forward(Backend& be, const float* x, const float* memory, int
                         dropout.site(dropout_site + 0), cache.self_residual, cache.after_self);
   const AttentionShape cross_shape = cross_attention.forward(
       be, cache.after_self, memory, batch, length, memory_length, memory_mask, cache.cross_attention,
-      cache.cross_residual.sum, incremental ? incremental->memory_kv : nullptr);
+      cache.cross_residual.sum, incremental ? &incremental->memory : nullptr);
   tap(AttentionSite::cross, cross_shape, cache.cross_attention.probs);
   residual_norm_forward(be, cross_attention_norm, cache.after_self, cache.cross_residual.sum, rows, dropout.rate,
                         dropout.site(dropout_site + 1), cache.cross_residual, cache.after_cross);

@@ -34,10 +34,11 @@ struct DecoderLayer {
   };
 
   // Incremental decoding (one new position per hypothesis): the self-attention keys and values
-  // of the positions so far, and the memory's keys and values projected once per sentence.
+  // of the positions so far, and the memory's keys and values projected once per sentence
+  // (memory_mask.key_lengths then per cached sentence).
   struct Incremental {
     KeyValueCache self;
-    const float* memory_kv = nullptr;  // [B·S, h·d_k + h·d_v]
+    KeyValueCache memory;  // [sentences, S, h·d_k + h·d_v]; each row reads its sentence's cached row
   };
 
   // x, y: [B·T, d_model]; memory: the encoder output [B·S, d_model]. Training and forced

@@ -23,8 +23,14 @@ AttentionShape SelfAttention::forward(Backend& be, const float* x, int batch, in
     float* at = kv->data + static_cast<std::int64_t>(kv->position) * width;
     be.gather_rows(cache.qkv + hk, qkv.out, nullptr, rows, width, at, kv->row_stride);
     s = {static_cast<int>(rows), heads, d_k, d_v, 1, kv->position + 1};
-    attention_forward(be, s, {cache.qkv, qkv.out, qkv.out}, {kv->data, width, kv->row_stride},
-                      {kv->data + hk, width, kv->row_stride}, mask, cache.probs, cache.ctx);
+    CachedAttention a;
+    a.rows = static_cast<int>(rows), a.heads = heads, a.d_k = d_k, a.d_v = d_v;
+    a.q = cache.qkv, a.ld_q = qkv.out;
+    a.cache = kv->data, a.row_stride = kv->row_stride, a.ld_cache = width;
+    a.rows_of = kv->rows_of, a.rows_of_stride = kv->rows_of_stride;
+    a.keys = kv->position + 1;
+    a.query_position = mask.query_offset, a.window = mask.window;
+    be.cached_attention(a, cache.probs, cache.ctx);
   } else {
     const Views v = views(project_kept(be, cache.qkv, rows * qkv.out, cache.qkv_bf16), length);
     attention_forward(be, s, v.q, v.k, v.v, mask, cache.probs, cache.ctx);

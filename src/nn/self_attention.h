@@ -16,13 +16,17 @@ struct AttentionScratch {    // backward-pass temporaries, shared by all layers
   Bf16* dy_bf16 = nullptr;   // with bf16 activations: a projection's output gradient (Linear::backward)
 };
 
-// Incremental decoding: the keys and values of the positions already decoded, kept per row
-// (hypothesis). Row r's position p sits at data + r·row_stride + p·(h·d_k + h·d_v): its key
-// [h·d_k] followed by its value [h·d_v].
+// Incremental decoding: the keys and values of the positions already decoded, kept per cached
+// row. Cached row c's position p sits at data + c·row_stride + p·(h·d_k + h·d_v): its key [h·d_k]
+// followed by its value [h·d_v]. Row r's position p is in cached row rows_of[r·rows_of_stride + p]
+// (device memory; rows_of_stride 0: all of row r's positions are in cached row rows_of[r]), so
+// reordering hypotheses rewrites rows_of and moves nothing. New positions go to cached row r.
 struct KeyValueCache {
   float* data = nullptr;
   std::int64_t row_stride = 0;
   int position = 0;  // positions cached; the rows given now are at this position
+  const std::int32_t* rows_of = nullptr;
+  std::int64_t rows_of_stride = 0;
 };
 
 struct SelfAttention {

@@ -34,16 +34,19 @@ AttentionSelection everything() {
 
 const std::vector<std::vector<std::int32_t>> kSources{{5, 6, 7, 8, 9, 10, 11}, {12, 13}, {14, 15, 16, 17}};
 
-// Passes everything to the recorder and notes each step's rows per sentence (the cross-attention
-// tensor's queries), to tell a sentence's first beam row from the others.
+// Passes everything to the recorder and notes each step's rows per sentence (the decoder's), to
+// tell a sentence's first beam row from the others.
 struct CountingTap : nn::AttentionTap {
   AttentionRecorder* recorder;
+  const IncrementalDecoder* decoder;
   std::vector<int> rows_per_sentence;  // by step
-  explicit CountingTap(AttentionRecorder* r) : recorder(r) {}
+  CountingTap(AttentionRecorder* r, const IncrementalDecoder* d) : recorder(r), decoder(d) {}
   void begin_batch() override { recorder->begin_batch(); }
-  void begin_step(int position) override { recorder->begin_step(position); }
+  void begin_step(int position) override {
+    rows_per_sentence.push_back(decoder->rows_per_sentence());
+    recorder->begin_step(position);
+  }
   void record(nn::AttentionSite site, int layer, const nn::AttentionShape& s, const float* probs) override {
-    if (site == nn::AttentionSite::cross && layer == 0) rows_per_sentence.push_back(s.queries);
     recorder->record(site, layer, s, probs);
   }
 };
@@ -56,7 +59,7 @@ std::vector<std::vector<Hypothesis>> beam_with_attention(const SearchOptions& se
   selection.check(m.config());
   IncrementalDecoder decoder(m);
   AttentionRecorder recorder(m.backend(), selection, m.config().heads);
-  CountingTap tap(&recorder);
+  CountingTap tap(&recorder, &decoder);
   decoder.set_attention_tap(&tap);
   auto hyps = beam_search(decoder, kSources, search);
   exported->clear();

@@ -39,10 +39,10 @@ TEST_P(QuantizeTest, WeightRowsByHand) {
   // Row 1: scale 0.01: 1.27 -> 127, 0.126 -> 12.6 -> 13, -0.014 -> -1.4 -> -1, 0.006 -> 0.6 -> 1.
   // Row 2: the largest magnitude negative: -3.81 -> -127 (never -128), 1 -> 33.3 -> 33.
   // Row 3: all zero: scale 1 (not 0, which would make every later division infinite).
-  const std::vector<float> x = {2.54f, -1.0f,   0.3f,  0.0f,    //
-                                1.27f, 0.126f, -0.014f, 0.006f,  //
-                                -3.81f, 1.0f,   0.0f,  0.0f,    //
-                                0.0f,  0.0f,   0.0f,  0.0f};
+  const std::vector<float> x = {2.54f,  -1.0f,  0.3f,    0.0f,    //
+                                1.27f,  0.126f, -0.014f, 0.006f,  //
+                                -3.81f, 1.0f,   0.0f,    0.0f,    //
+                                0.0f,   0.0f,   0.0f,    0.0f};
   const Quantized r = quantize(be, x, 4, 4);
   EXPECT_EQ(r.q, (std::vector<std::int8_t>{127, -50, 15, 0, 127, 13, -1, 1, -127, 33, 0, 0, 0, 0, 0, 0}));
   EXPECT_FLOAT_EQ(r.scales[0], 0.02f);
@@ -76,7 +76,8 @@ TEST(QuantizeActivations, RowsByHand) {
   std::vector<float> scales(5);
   std::vector<std::int32_t> zeros(5);
   cpu::quantize_activation_rows(x.data(), 5, 4, 4, q.data(), scales.data(), zeros.data());
-  EXPECT_EQ(q, (std::vector<std::uint8_t>{0, 42, 127, 63, 0, 127, 64, 20, 0, 67, 127, 126, 0, 0, 0, 0, 0, 127, 64, 96}));
+  EXPECT_EQ(q,
+            (std::vector<std::uint8_t>{0, 42, 127, 63, 0, 127, 64, 20, 0, 67, 127, 126, 0, 0, 0, 0, 0, 127, 64, 96}));
   EXPECT_EQ(zeros, (std::vector<std::int32_t>{42, 0, 127, 0, 64}));
   EXPECT_FLOAT_EQ(scales[0], 3.0f / 127);
   EXPECT_FLOAT_EQ(scales[1], 0.01f);
@@ -144,9 +145,9 @@ TEST_P(QuantizeTest, ProductAgainstDoubleWithinTheQuantizationBound) {
         ASSERT_LE(error, alpha * bound) << s.m << "x" << s.n << "x" << s.k << " at " << i << "," << j;
         worst_ratio = std::max(worst_ratio, error / (alpha * bound));
         // And exactly (to float32 rounding) what the documented quantization computes.
-        const double rule = alpha * dequantized_product(xi, s.k, qw.q.data() + static_cast<std::size_t>(j) * s.k,
-                                                        qw.scales[j]) +
-                            beta * c0[at];
+        const double rule =
+            alpha * dequantized_product(xi, s.k, qw.q.data() + static_cast<std::size_t>(j) * s.k, qw.scales[j]) +
+            beta * c0[at];
         ASSERT_NEAR(c[at], rule, 1e-5 * (alpha * abs_xw + std::fabs(beta * c0[at])) + 1e-6)
             << s.m << "x" << s.n << "x" << s.k << " at " << i << "," << j;
       }
@@ -173,8 +174,8 @@ TEST_P(QuantizeTest, ProductOfExtremesIsExact) {
   auto ds = testing::to_device(be, qw.scales);
   auto dsum = testing::to_device(be, qw.sums);
   DeviceBuffer<float> dc(be, static_cast<std::size_t>(m) * n);
-  be.matmul(m, n, k, 1.0f, f32_matrix(dx.data(), k), s8_matrix(dq.data(), ds.data(), dsum.data(), k, Trans::Yes),
-            0.0f, dc.data(), n, nullptr);
+  be.matmul(m, n, k, 1.0f, f32_matrix(dx.data(), k), s8_matrix(dq.data(), ds.data(), dsum.data(), k, Trans::Yes), 0.0f,
+            dc.data(), n, nullptr);
   const auto c = testing::to_host(be, dc);
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
@@ -216,8 +217,7 @@ TEST_P(QuantizeTest, UnsupportedOperandsAreRefused) {
   EXPECT_THROW(be.matmul(4, 4, 4, 1, w, f32_matrix(x.data(), 4), 0, c.data(), 4, nullptr), std::exception);
   MatrixRef not_transposed = w;
   not_transposed.trans = Trans::No;
-  EXPECT_THROW(be.matmul(4, 4, 4, 1, f32_matrix(x.data(), 4), not_transposed, 0, c.data(), 4, nullptr),
-               std::exception);
+  EXPECT_THROW(be.matmul(4, 4, 4, 1, f32_matrix(x.data(), 4), not_transposed, 0, c.data(), 4, nullptr), std::exception);
   const GemmBatch batch{1, 2, 0, 0, 0, 0, 0, 0};
   EXPECT_THROW(be.matmul(4, 4, 4, 1, f32_matrix(x.data(), 4), w, 0, c.data(), 4, &batch), std::exception);
 }

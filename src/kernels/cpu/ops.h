@@ -75,6 +75,7 @@ void layernorm_backward(const float* dy, const float* x, const float* mean, cons
                         float* dx, float* dgamma, float* dbeta, std::int64_t rows, int cols);
 
 void attention_softmax(float* scores, int batch, int heads, int tq, int tk, const AttentionMask& mask, float scale);
+void cached_attention(const CachedAttention& a, float* probs, float* ctx);
 void attention_softmax_backward(float* dprobs, const float* probs, std::int64_t rows, int tk, float scale);
 
 void embedding(const std::int32_t* ids, std::int64_t n, const MatrixRef& table, int dim, float scale,
