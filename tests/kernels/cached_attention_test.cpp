@@ -20,9 +20,9 @@ class CachedAttentionTest : public ::testing::TestWithParam<Backend*> {};
 
 struct Case {
   int rows, heads, d_k, d_v, cached_rows, keys;
-  std::int64_t rows_of_stride;           // 0: one cached row per row
-  std::vector<std::int32_t> rows_of;     // host
-  std::vector<std::int32_t> key_lengths; // per cached row; empty: none
+  std::int64_t rows_of_stride;            // 0: one cached row per row
+  std::vector<std::int32_t> rows_of;      // host
+  std::vector<std::int32_t> key_lengths;  // per cached row; empty: none
   int query_position = 0, window = 0;
 };
 
@@ -58,7 +58,8 @@ void check(Backend& be, const Case& c, unsigned seed) {
       auto cached_row = [&](int p) { return c.rows_of[c.rows_of_stride ? r * c.rows_of_stride + p : r]; };
       int lo = 0, hi = c.keys;
       if (!c.key_lengths.empty()) hi = std::min(hi, c.key_lengths[cached_row(0)]);
-      if (c.window > 0) lo = std::max(0, c.query_position - c.window), hi = std::min(hi, c.query_position + c.window + 1);
+      if (c.window > 0)
+        lo = std::max(0, c.query_position - c.window), hi = std::min(hi, c.query_position + c.window + 1);
       std::vector<double> p(c.keys, 0.0);
       double max = -INFINITY, sum = 0;
       for (int k = lo; k < hi; ++k) {
@@ -80,8 +81,8 @@ void check(Backend& be, const Case& c, unsigned seed) {
       for (int i = 0; i < c.d_v; ++i) {
         double want = 0;
         for (int k = lo; k < hi; ++k)
-          want += p[k] * cache[cached_row(k) * row_stride + static_cast<std::int64_t>(k) * width +
-                               c.heads * c.d_k + h * c.d_v + i];
+          want += p[k] * cache[cached_row(k) * row_stride + static_cast<std::int64_t>(k) * width + c.heads * c.d_k +
+                               h * c.d_v + i];
         EXPECT_NEAR(got_ctx[(static_cast<std::size_t>(r) * c.heads + h) * c.d_v + i], want, 2e-5)
             << "row " << r << " head " << h << " element " << i;
       }

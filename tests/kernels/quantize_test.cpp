@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -59,7 +62,7 @@ TEST_P(QuantizeTest, WeightRowsByHand) {
   EXPECT_NEAR(r.scales[2] * -127, -3.81f, 1e-6f);
 }
 
-TEST(QuantizeActivations, RowsByHand) {
+TEST(QuantizeActivations, SevenBitRowsByHand) {
   // Row 0: lo -1, hi 2: scale 3/127, zero point round(42.33) = 42; x·(127/3) rounds to -42, 0,
   //        85, 21, plus 42.
   // Row 1: all >= 0: lo is 0, so the zero point is 0 and the row uses all 128 levels.
@@ -75,7 +78,7 @@ TEST(QuantizeActivations, RowsByHand) {
   std::vector<std::uint8_t> q(20);
   std::vector<float> scales(5);
   std::vector<std::int32_t> zeros(5);
-  cpu::quantize_activation_rows(x.data(), 5, 4, 4, q.data(), scales.data(), zeros.data());
+  cpu::quantize_activation_rows(x.data(), 5, 4, 4, 127, q.data(), scales.data(), zeros.data());
   EXPECT_EQ(q,
             (std::vector<std::uint8_t>{0, 42, 127, 63, 0, 127, 64, 20, 0, 67, 127, 126, 0, 0, 0, 0, 0, 127, 64, 96}));
   EXPECT_EQ(zeros, (std::vector<std::int32_t>{42, 0, 127, 0, 64}));
@@ -87,17 +90,47 @@ TEST(QuantizeActivations, RowsByHand) {
   for (auto v : q) EXPECT_LE(v, 127);
 }
 
+TEST(QuantizeActivations, EightBitRowsByHand) {
+  // Row 0: lo -1, hi 2: scale 3/255, zero point 85; x·85 is -85, 0, 170 and 42.5 (to even: 42),
+  //        plus 85.
+  // Row 1: saturation: lo = -hi = -127.5/128, scale 1/128 exactly, zero point round(127.5) = 128;
+  //        hi·128 = 127.5 goes to even 128 and lands on 256, clamped to 255; lo on -128 + 128 = 0;
+  //        0.5 on 64 + 128.
+  // Row 2: all >= 0: zero point 0, 2.55 at the top level 255, scale 0.01: 0.004 -> 0, 1.005 -> 100.5
+  //        (float: 100.49999) -> 100.
+  const std::vector<float> x = {-1.0f,        0.0f,        2.0f,   0.5f,  //
+                                -0.99609375f, 0.99609375f, 0.0f,   0.5f,  //
+                                2.55f,        0.004f,      1.005f, 0.0f};
+  std::vector<std::uint8_t> q(12);
+  std::vector<float> scales(3);
+  std::vector<std::int32_t> zeros(3);
+  cpu::quantize_activation_rows(x.data(), 3, 4, 4, 255, q.data(), scales.data(), zeros.data());
+  EXPECT_EQ(q, (std::vector<std::uint8_t>{0, 85, 255, 127, 0, 255, 128, 192, 255, 0, 100, 0}));
+  EXPECT_EQ(zeros, (std::vector<std::int32_t>{85, 128, 0}));
+  EXPECT_FLOAT_EQ(scales[0], 3.0f / 255);
+  EXPECT_FLOAT_EQ(scales[2], 0.01f);
+}
+
+TEST(QuantizeActivations, EightBitsOnlyWhereOneDnnHasVnni) {
+  // The CPU's flags, read here independently of oneDNN: 8-bit activations need AVX512-VNNI.
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string text((std::istreambuf_iterator<char>(cpuinfo)), std::istreambuf_iterator<char>());
+  const bool vnni = text.find(" avx512_vnni") != std::string::npos;
+  EXPECT_EQ(cpu::activation_levels(), vnni ? 255 : 127);
+}
+
 // The product's exact value from the documented rules: activations quantized as quantize.h
 // states (recomputed here in double), integer sums, then the scales.
 double dequantized_product(const float* x, int k, const std::int8_t* w, float w_scale) {
   double lo = 0, hi = 0;
   for (int c = 0; c < k; ++c) lo = std::min<double>(lo, x[c]), hi = std::max<double>(hi, x[c]);
-  const float scale = hi > lo ? static_cast<float>(hi - lo) / 127.0f : 1.0f;
+  const int levels = cpu::activation_levels();
+  const float scale = hi > lo ? static_cast<float>(hi - lo) / static_cast<float>(levels) : 1.0f;
   const float inverse = 1.0f / scale;
   const double zero = std::round(-static_cast<float>(lo) * inverse);
   std::int64_t sum = 0;
   for (int c = 0; c < k; ++c) {
-    const double q = std::clamp(std::nearbyint(x[c] * inverse) + zero, 0.0, 127.0);
+    const double q = std::clamp(std::nearbyint(x[c] * inverse) + zero, 0.0, static_cast<double>(levels));
     sum += static_cast<std::int64_t>(q - zero) * w[c];
   }
   return static_cast<double>(scale) * w_scale * static_cast<double>(sum);
@@ -127,7 +160,7 @@ TEST_P(QuantizeTest, ProductAgainstDoubleWithinTheQuantizationBound) {
       const float* xi = x.data() + static_cast<std::size_t>(i) * s.k;
       float lo = 0, hi = 0;
       for (int p = 0; p < s.k; ++p) lo = std::min(lo, xi[p]), hi = std::max(hi, xi[p]);
-      const double x_step = (static_cast<double>(hi) - lo) / 127;
+      const double x_step = (static_cast<double>(hi) - lo) / cpu::activation_levels();
       for (int j = 0; j < s.n; ++j) {
         const float* wj = w.data() + static_cast<std::size_t>(j) * s.k;
         double exact = 0, abs_w = 0, abs_x = 0, abs_xw = 0;
@@ -157,8 +190,9 @@ TEST_P(QuantizeTest, ProductAgainstDoubleWithinTheQuantizationBound) {
   }
 }
 
-// The largest sums the integer path can meet: every activation at the top level and every weight
-// at ±127, over k = 4096. A 16-bit intermediate (8-bit activations without VNNI) would saturate.
+// The largest sums the integer path can meet: every activation at the top level (255 with VNNI,
+// 127 without) and every weight at ±127, over k = 4096. A 16-bit intermediate would saturate
+// on 8-bit activations.
 TEST_P(QuantizeTest, ProductOfExtremesIsExact) {
   Backend& be = *GetParam();
   const int m = 3, n = 4, k = 4096;
@@ -182,7 +216,7 @@ TEST_P(QuantizeTest, ProductOfExtremesIsExact) {
       double exact = 0;
       for (int p = 0; p < k; ++p)
         exact += static_cast<double>(x[static_cast<std::size_t>(i) * k + p]) * w[static_cast<std::size_t>(j) * k + p];
-      // Rows of 1 (levels 0..127, zero point 0) and of 0 and -1 (zero point 127) quantize exactly,
+      // Rows of 1 (zero point 0, 1 at the top level) and of 0 and -1 (zero point at the top) quantize exactly,
       // so the product is exact up to float32.
       EXPECT_NEAR(c[static_cast<std::size_t>(i) * n + j], exact, 1e-6 * k) << i << "," << j;
     }

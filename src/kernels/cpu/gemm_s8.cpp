@@ -1,7 +1,7 @@
 // y = alpha · x·Wᵀ + beta · y with an s8 weight: the activations quantized per row
-// (quantize.h), one oneDNN u8·s8 → s32 matmul (its AVX2 integer kernel where there is no VNNI:
-// about twice sgemm's rate on Zen 3, bench/gemm_bench's "int8" lines), and the exact integer sums
-// scaled back per row and column:
+// (quantize.h), one oneDNN u8·s8 → s32 matmul (VNNI's vpdpbusd where the CPU has it, its AVX2
+// integer kernel elsewhere: about twice sgemm's rate on Zen 3, bench/gemm_bench's "int8" lines), and the exact integer
+// sums scaled back per row and column:
 //   x·Wᵀ[i, j] ≈ Σ_c xs_i (qx_ic - z_i) · ws_j qw_jc = xs_i ws_j (S_ij - z_i Σ_c qw_jc).
 #include <algorithm>
 #include <vector>
@@ -23,7 +23,7 @@ void gemm_s8(int m, int n, int k, float alpha, const float* x, std::int64_t ldx,
   qx.resize(static_cast<std::size_t>(m) * k);
   x_scales.resize(m), zero_points.resize(m);
   sums.resize(static_cast<std::size_t>(m) * n);
-  quantize_activation_rows(x, m, k, ldx, qx.data(), x_scales.data(), zero_points.data());
+  quantize_activation_rows(x, m, k, ldx, activation_levels(), qx.data(), x_scales.data(), zero_points.data());
   if (k > 0) {
     // qx [m, k] dense; W [n, k] read as its transpose (k × n, row stride 1, column stride ld).
     MatmulDesc d = matmul_desc(Trans::No, Trans::Yes, m, n, k, k, w.ld, n, 1.0f, 0.0f);

@@ -1,7 +1,8 @@
-// Symmetric per-row int8 quantization of weights (Backend::quantize_rows) and the per-row 7-bit
-// quantization of activations that gemm_s8 applies on the fly.
+// Symmetric per-row int8 quantization of weights (Backend::quantize_rows) and the per-row 8-bit
+// (7-bit without VNNI) quantization of activations that gemm_s8 applies on the fly.
 #include <algorithm>
 #include <cmath>
+#include <oneapi/dnnl/dnnl.hpp>
 
 #include "kernels/cpu/ops.h"
 #include "kernels/cpu/quantize.h"
@@ -29,22 +30,36 @@ void quantize_rows(const float* x, std::int64_t rows, int cols, std::int64_t ld,
   }
 }
 
-void quantize_activation_rows(const float* x, std::int64_t rows, int cols, std::int64_t ld, std::uint8_t* q,
+int activation_levels() {
+  static const int levels = [] {
+    switch (dnnl::get_effective_cpu_isa()) {
+      case dnnl::cpu_isa::avx512_core_vnni:
+      case dnnl::cpu_isa::avx512_core_bf16:
+      case dnnl::cpu_isa::avx512_core_amx:
+        return 255;
+      default:
+        return 127;
+    }
+  }();
+  return levels;
+}
+
+void quantize_activation_rows(const float* x, std::int64_t rows, int cols, std::int64_t ld, int levels, std::uint8_t* q,
                               float* scales, std::int32_t* zero_points) {
+  const float top = static_cast<float>(levels);
 #pragma omp parallel for schedule(static) if (rows * cols > (1 << 15))
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* xr = x + r * ld;
     std::uint8_t* qr = q + r * cols;
-    float lo = 0, hi = 0;  // the range always holds 0, so the zero point is an integer in [0, 127]
+    float lo = 0, hi = 0;  // the range always holds 0, so the zero point is an integer in [0, levels]
 #pragma omp simd reduction(min : lo) reduction(max : hi)
     for (int c = 0; c < cols; ++c) lo = std::min(lo, xr[c]), hi = std::max(hi, xr[c]);
-    const float scale = hi > lo ? (hi - lo) / static_cast<float>(kActivationLevels) : 1.0f;
+    const float scale = hi > lo ? (hi - lo) / top : 1.0f;
     const float inverse = 1.0f / scale;
-    const float zero = std::clamp(std::round(-lo * inverse), 0.0f, static_cast<float>(kActivationLevels));
+    const float zero = std::clamp(std::round(-lo * inverse), 0.0f, top);
 #pragma omp simd
     for (int c = 0; c < cols; ++c)
-      qr[c] = static_cast<std::uint8_t>(
-          std::clamp(std::nearbyint(xr[c] * inverse) + zero, 0.0f, static_cast<float>(kActivationLevels)));
+      qr[c] = static_cast<std::uint8_t>(std::clamp(std::nearbyint(xr[c] * inverse) + zero, 0.0f, top));
     scales[r] = scale;
     zero_points[r] = static_cast<std::int32_t>(zero);
   }
