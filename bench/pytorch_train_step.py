@@ -16,7 +16,12 @@ python3-torch pulls in by default its matrix products run at ~6 GFLOP/s.
 import ctypes
 import os
 
-os.environ.setdefault("OPENBLAS_CORETYPE", "SkylakeX")
+# OpenBLAS 0.3.21 names Zen 4/5 'Zen' (AVX2 kernels); its SkylakeX kernels are faster there, and
+# die with SIGILL on a CPU without AVX-512, so they are asked for only where the CPU has it (over
+# any OPENBLAS_CORETYPE the environment sets: this machine's sets Haswell).
+with open("/proc/cpuinfo") as _f:
+    if " avx512f" in _f.read():
+        os.environ["OPENBLAS_CORETYPE"] = "SkylakeX"
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 # glibc malloc without mmap for large blocks and without trimming: PyTorch frees and re-allocates
 # its big activations every step, and fresh mmap'd pages cost page faults each time (~10% here).

@@ -49,9 +49,9 @@ How it decodes (what a careful PyTorch user writes for CPU inference):
   speed as the default per-tensor qconfig; the default is kept.
 * fp32 matrix products go to OpenBLAS (Debian's libopenblas0-openmp, as bench/pytorch_train_step.py
   requires; the reference BLAS python3-torch pulls in alone is ~10x slower). Its core type is left to
-  OpenBLAS's detection, which names this CPU 'Zen' (printed in the header line): forcing
-  OPENBLAS_CORETYPE=SkylakeX, as pytorch_train_step.py does for the Zen 5 machine, dies with SIGILL
-  on a CPU without AVX-512. malloc keeps freed memory (no mmap/trim), as in pytorch_train_step.py.
+  OpenBLAS's detection, which names Zen 3 to 5 'Zen' (printed in the header line): where the CPU
+  has AVX-512 (Zen 4/5) OPENBLAS_CORETYPE=SkylakeX is set, as in pytorch_train_step.py; on a CPU
+  without it those kernels die with SIGILL. malloc keeps freed memory (no mmap/trim), as in pytorch_train_step.py.
   OMP_WAIT_POLICY is left at libgomp's default (--omp-wait sets it for the workers): with other
   work on the 2 cores, both ACTIVE and PASSIVE made 2-thread runs several times slower in a quick
   trial, and --threads 1 may then be the faster setting; on an idle machine compare both.
@@ -82,6 +82,12 @@ _libc = ctypes.CDLL("libc.so.6")
 _libc.mallopt(-4, 0)  # M_MMAP_MAX
 _libc.mallopt(-1, -1)  # M_TRIM_THRESHOLD: never
 os.environ.setdefault("GLOG_minloglevel", "2")  # qnnpack warns on every call otherwise
+# OpenBLAS 0.3.21 names Zen 4/5 'Zen' (AVX2 kernels); its SkylakeX kernels are faster there, and
+# die with SIGILL on a CPU without AVX-512, so they are asked for only where the CPU has it (over
+# any OPENBLAS_CORETYPE the environment sets: this machine's sets Haswell).
+with open("/proc/cpuinfo") as _f:
+    if " avx512f" in _f.read():
+        os.environ["OPENBLAS_CORETYPE"] = "SkylakeX"
 
 import argparse
 import io

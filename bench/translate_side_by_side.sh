@@ -10,12 +10,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# ---- attn precisions to run ------------------------------------------------------------------
-# translate_bench will accept --precision fp32|int8. Until it does, leave this empty: translate_bench
-# runs once without --precision and its lines are tagged attn-fp32. When it does, set e.g.
-#   ATTN_PRECISIONS="fp32 int8"
-ATTN_PRECISIONS="${ATTN_PRECISIONS:-fp32 int8}"
-# -----------------------------------------------------------------------------------------------
+# attn's precisions: fp32 and int8, and bf16 where the CPU has AVX512-BF16 (ATTN_PRECISIONS overrides).
+default_precisions="fp32 int8"
+if grep -qw avx512_bf16 /proc/cpuinfo; then default_precisions="fp32 bf16 int8"; fi
+ATTN_PRECISIONS="${ATTN_PRECISIONS:-$default_precisions}"
 
 BUILD="${BUILD:-build}"
 THREADS="${THREADS:-2}"
@@ -46,7 +44,7 @@ fi
 import re
 import sys
 
-ENGINES = ["attn-fp32", "attn-int8", "torch-fp32", "torch-int8"]
+ALL_ENGINES = ["attn-fp32", "attn-bf16", "attn-int8", "torch-fp32", "torch-int8"]
 runs, models = {}, {}
 for line in open(sys.argv[1]):
     m = re.match(r"engine=(\S+) translate\s+(\S+)\s+(.*)", line)
@@ -59,9 +57,8 @@ for line in open(sys.argv[1]):
     if m:
         engine, preset, rest = m.groups()
         models[(engine, preset)] = dict(re.findall(r"(\S+?)=(\S+)", rest))
-engines = [e for e in ENGINES if any(k[0] == e for k in runs)] or ENGINES
-engines += sorted({k[0] for k in runs} - set(engines))
-shown = [e for e in ENGINES if e in engines] + [e for e in engines if e not in ENGINES]
+ENGINES = [e for e in ALL_ENGINES if any(k[0] == e for k in runs)] or ALL_ENGINES
+ENGINES += sorted({k[0] for k in runs} - set(ENGINES))
 presets = list(dict.fromkeys(k[1] for k in runs))
 
 
@@ -87,8 +84,19 @@ for preset in presets:
             print(f"| {preset} | {beam} | {batch} | " + " | ".join(cells) + f" | {ratio('attn-int8', 'attn-fp32', preset, beam, batch)}"
                   f" | {ratio('attn-int8', 'torch-int8', preset, beam, batch)} |")
 print()
+print("Beam 4's target tokens/s as a share of greedy's at the same batch:")
+print()
+print("| preset | batch | " + " | ".join(ENGINES) + " |")
+print("|---|---:|" + "---:|" * len(ENGINES))
+for preset in presets:
+    for batch in (1, 8, 32):
+        print(f"| {preset} | {batch} | " + " | ".join(
+            (lambda b, g: f"{b / g:.0%}" if b and g else "—")(
+                runs.get((e, preset, 4, batch), {}).get("target_tokens/s"),
+                runs.get((e, preset, 1, batch), {}).get("target_tokens/s")) for e in ENGINES) + " |")
+print()
 print("Per engine: one sentence's latency (batch 1), peak resident memory (largest of its configurations),")
-print("model size on disk (PyTorch: torch.save of the state_dict; attn: translate_bench prints none yet):")
+print("model size on disk (PyTorch: torch.save of the state_dict; attn: its model.safetensors):")
 print()
 print("| preset | engine | latency greedy, ms | latency beam 4, ms | peak RSS, MB | model size, MB |")
 print("|---|---|---:|---:|---:|---:|")

@@ -227,7 +227,7 @@ class Backend {
   //              rounded to bfloat16, float32 sums);
   //   bf16 with f32 or bf16 (or batch->bf16): bfloat16 inputs, float32 sums;
   //   f32 × s8 (A the activations, not transposed; B an s8 weight, transposed: y = x·Wᵀ): each
-  //              row of A quantized on the fly to 7-bit unsigned integers with its own scale and
+  //              row of A quantized on the fly to 8-bit (7-bit without VNNI) unsigned integers with its own scale and
   //              zero point, integer products summed exactly in int32, then scaled back to float.
   //              Single products only.
   // Any other combination throws.

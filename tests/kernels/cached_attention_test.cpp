@@ -120,6 +120,9 @@ TEST_P(CachedAttentionTest, HistoriesSharedThroughTheTableOfCachedRows) {
   // Restricted self-attention (section 4): only the last three positions and this one.
   c.window = 3;
   check(*GetParam(), c, 12);
+  // Heads of 64 (the presets' d_k = d_v, which the kernel unrolls).
+  c.d_k = c.d_v = 64, c.window = 0;
+  check(*GetParam(), c, 13);
 }
 
 TEST_P(CachedAttentionTest, EncoderMemoryPerSentenceWithPaddedKeys) {
@@ -127,6 +130,8 @@ TEST_P(CachedAttentionTest, EncoderMemoryPerSentenceWithPaddedKeys) {
   // batch finished: rows read cached sentences 2 and 0), sources of 5 and 12 of 12 keys.
   Case c{8, 4, 8, 8, 3, 12, 0, {2, 2, 2, 2, 0, 0, 0, 0}, {5, 1, 12}};
   check(*GetParam(), c, 21);
+  c.d_k = c.d_v = 64;
+  check(*GetParam(), c, 22);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, CachedAttentionTest, ::testing::ValuesIn(testing::all_backends()),

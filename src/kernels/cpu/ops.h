@@ -41,7 +41,7 @@ bool small_gemm_batched_bf16(Trans ta, Trans tb, int m, int n, int k, float alph
                              const GemmBatch& batch);
 
 // y = x·Wᵀ (times alpha, plus beta·C) for float activations x [m, k] and an s8 weight W [n, k]
-// (gemm_s8.cpp): each row of x quantized to 7 bits with its own scale and zero point, oneDNN's
+// (gemm_s8.cpp): each row of x quantized to 8 bits (7 without VNNI) with its own scale and zero point, oneDNN's
 // u8·s8 → s32 product, then scaled back.
 void gemm_s8(int m, int n, int k, float alpha, const float* x, std::int64_t ldx, const MatrixRef& w, float beta,
              float* c, int ldc);

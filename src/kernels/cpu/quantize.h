@@ -3,8 +3,8 @@
 // levels + 1 unsigned levels, x ≈ scale · (q - zero_point).
 //
 // How many levels: 255 (8 bits) where oneDNN multiplies with AVX512-VNNI (vpdpbusd adds each
-// group of four u8·s8 products straight into 32 bits), 127 (7 bits) elsewhere: with plain AVX2
-// or AVX-512 (e.g. Zen 3) its u8·s8 product sums pairs of products in 16-bit registers
+// group of four u8·s8 products straight into 32 bits), 127 (7 bits) elsewhere: with AVX2 or
+// AVX-512 but no VNNI (e.g. Zen 3) its u8·s8 product sums pairs of products in 16-bit registers
 // (vpmaddubsw), which saturate at 32767: 255·127·2 overflows, 127·127·2 does not. fbgemm
 // (PyTorch's reduce_range) makes the same choice for the same reason.
 #include <cstdint>
