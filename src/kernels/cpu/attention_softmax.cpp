@@ -28,7 +28,16 @@ void attention_softmax(float* scores, int batch, int heads, int tq, int tk, cons
     float max = row[lo];
 #pragma omp simd reduction(max : max)
     for (int k = lo + 1; k < hi; ++k) max = std::max(max, row[k]);
-    softmax_in_place(row, lo, hi, max, scale);
+    float sum = 0;
+#pragma omp simd reduction(+ : sum)
+    for (int k = lo; k < hi; ++k) {
+      const float e = fast_exp((row[k] - max) * scale);
+      row[k] = e;
+      sum += e;
+    }
+    const float inv = 1.0f / sum;
+#pragma omp simd
+    for (int k = lo; k < hi; ++k) row[k] *= inv;
   }
 }
 

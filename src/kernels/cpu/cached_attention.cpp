@@ -42,12 +42,19 @@ void one_head(const CachedAttention& a, int r, int h, float scale, float* row, f
     row[p] = s;
     max = std::max(max, s);
   }
-  softmax_in_place(row, lo, hi, max, scale);
+  float sum = 0;
+#pragma omp simd reduction(+ : sum)
+  for (int p = lo; p < hi; ++p) {
+    const float e = fast_exp((row[p] - max) * scale);
+    row[p] = e;
+    sum += e;
+  }
+  const float inv = 1.0f / sum;
   const std::int64_t value_offset = static_cast<std::int64_t>(a.heads) * d_k + h * d_v;
   if constexpr (D > 0) {
     float acc[D] = {};
     for (int p = lo; p < hi; ++p) {
-      const float w = row[p];
+      const float w = row[p] *= inv;
       const float* v = cached(p) + value_offset;
 #pragma omp simd
       for (int i = 0; i < D; ++i) acc[i] += w * v[i];
@@ -55,7 +62,7 @@ void one_head(const CachedAttention& a, int r, int h, float scale, float* row, f
     std::copy(acc, acc + D, out);
   } else {
     for (int p = lo; p < hi; ++p) {
-      const float w = row[p];
+      const float w = row[p] *= inv;
       const float* v = cached(p) + value_offset;
 #pragma omp simd
       for (int i = 0; i < d_v; ++i) out[i] += w * v[i];

@@ -31,18 +31,4 @@ inline float fast_exp(float x) {
   return x <= -87.3f ? 0.0f : result;
 }
 
-// Softmax of scores row[lo, hi) scaled by `scale`, in place, given their maximum (unscaled).
-inline void softmax_in_place(float* row, int lo, int hi, float max, float scale) {
-  float sum = 0;
-#pragma omp simd reduction(+ : sum)
-  for (int k = lo; k < hi; ++k) {
-    const float e = fast_exp((row[k] - max) * scale);
-    row[k] = e;
-    sum += e;
-  }
-  const float inv = 1.0f / sum;
-#pragma omp simd
-  for (int k = lo; k < hi; ++k) row[k] *= inv;
-}
-
 }  // namespace attn::cpu
