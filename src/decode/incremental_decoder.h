@@ -29,7 +29,8 @@ class IncrementalDecoder {
 
   // Chooses what to decode next: the given sentences (indices into the current ones, ascending)
   // with rows_per_sentence hypothesis rows each, new row r continuing from current row origin[r]
-  // (which must belong to the same sentence). Finished sentences are dropped this way.
+  // (of the same sentence). Finished sentences are dropped this way. Nothing cached is copied:
+  // only the table of which cached row holds each row's positions is rewritten.
   void select(const std::vector<std::int32_t>& sentences, const std::vector<std::int32_t>& origin,
               int rows_per_sentence);
 
