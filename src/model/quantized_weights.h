@@ -51,8 +51,6 @@ class QuantizedWeights {
   // Host copies of a tensor's q and scales.
   void get(const std::string& name, std::vector<std::int8_t>& q, std::vector<float>& scale) const;
 
-  std::size_t bytes() const { return data_.size() + scales_.size() * sizeof(float) + sums_.size() * 4; }
-
  private:
   Backend* backend_;
   std::unordered_map<std::string, Slot> slots_;

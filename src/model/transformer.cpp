@@ -55,10 +55,6 @@ const float* Transformer::parameters() const {
   return params_.data();
 }
 
-std::size_t Transformer::weight_bytes() const {
-  return params_.size() * sizeof(float) + (quantized_ ? quantized_->bytes() : 0);
-}
-
 float* Transformer::float_tensor(const std::string& name) {
   const auto it = float_offsets_.find(name);
   if (it == float_offsets_.end()) throw Error("tensor '" + name + "' is not kept in float");

@@ -34,8 +34,6 @@ class Transformer {
   const ParameterLayout& layout() const { return layout_; }
   Backend& backend() const { return *backend_; }
   WeightFormat weight_format() const { return weights_; }
-  // Bytes of weights the model holds (float parameters plus int8 matrices and their scales).
-  std::size_t weight_bytes() const;
   std::int64_t parameter_count() const { return layout_.total(); }
   // The float parameter buffer in the layout's order (float32 models only: an int8 model keeps
   // only the tensors it does not quantize there).
