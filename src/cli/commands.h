@@ -53,5 +53,6 @@ void add_heatmap_command(CLI::App& app);
 void add_align_command(CLI::App& app);
 void add_serve_command(CLI::App& app);
 void add_table3_command(CLI::App& app);
+void add_sweep_command(CLI::App& app);
 
 }  // namespace attn::cli

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   attn::cli::add_align_command(app);
   attn::cli::add_serve_command(app);
   attn::cli::add_table3_command(app);
+  attn::cli::add_sweep_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

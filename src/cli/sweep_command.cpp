@@ -1,0 +1,65 @@
+// `attn sweep`: many trainings that differ in a few settings (study/sweep.h). `plan` checks a sweep
+// file, writes every run's options and lists what scripts/sweep needs; `report` reads the runs back
+// into report.md and one chart per varied key.
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "study/sweep_report.h"
+
+namespace attn::cli {
+namespace {
+
+struct SweepArguments {
+  std::string sweep, run, setup;
+};
+
+// Prints, one record a line, tab-separated: "score <average_last> <dev_verses>", then
+// "decoding <label> <beam> <alpha>" per decoding, then "run <name> <vocabulary_size>" per run.
+void plan(const SweepArguments& a) {
+  const study::SweepPlan plan = study::read_sweep_file(a.sweep);
+  study::write_sweep_plan(plan, a.run);
+  std::cout << "score\t" << plan.scoring.average_last << "\t" << plan.scoring.dev_verses << "\n";
+  for (const auto& d : plan.scoring.decodings)
+    std::cout << "decoding\t" << d.label() << "\t" << d.beam << "\t" << d.alpha_text() << "\n";
+  for (const auto& r : plan.runs) std::cout << "run\t" << r.name << "\t" << r.vocabulary_size << "\n";
+}
+
+void report(const SweepArguments& a) {
+  std::string setup;
+  if (!a.setup.empty()) {
+    std::ifstream in(a.setup);
+    if (!in) throw_in(a.setup, "cannot open");
+    std::stringstream s;
+    s << in.rdbuf();
+    setup = s.str();
+  }
+  const auto counts = study::write_sweep_report(a.run, setup);
+  std::cout << "wrote " << a.run << "/report.md: " << counts.finished << " of " << counts.runs << " runs finished, "
+            << counts.diverged << " diverged\n";
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app) {
+  auto args = std::make_shared<SweepArguments>();
+  CLI::App* sub = app.add_subcommand(
+      "sweep", "Compare training recipes: plan the runs of a sweep file, report them (scripts/sweep runs everything)");
+  sub->require_subcommand(1);
+  CLI::App* p =
+      sub->add_subcommand("plan",
+                          "check SWEEP.json, write RUN/sweep.json and every RUN/runs/NAME/options.json; print "
+                          "the scoring, the decodings and the runs, one per line");
+  p->add_option("--sweep", args->sweep, "the sweep file (docs/sweep.md)")->required();
+  p->add_option("--run", args->run, "the sweep's folder")->required();
+  p->callback([args] { plan(*args); });
+  CLI::App* r = sub->add_subcommand("report", "write RUN/report.md and RUN/knob-*.{svg,png} from the runs so far");
+  r->add_option("--run", args->run, "the sweep's folder")->required();
+  r->add_option("--setup", args->setup, "a Markdown file describing the data and the machine, placed after the title");
+  r->callback([args] { report(*args); });
+}
+
+}  // namespace attn::cli
