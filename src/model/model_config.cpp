@@ -57,6 +57,8 @@ void ModelConfig::validate() const {
   if (vocab_size < 4) throw Error("model config: vocab_size must hold at least the 4 special ids");
   if (!(dropout >= 0 && dropout < 1)) throw Error("model config: dropout must be in [0, 1)");
   if (!(label_smoothing >= 0 && label_smoothing < 1)) throw Error("model config: label_smoothing must be in [0, 1)");
+  if (!(activation_dropout >= 0 && activation_dropout < 1))
+    throw Error("model config: activation_dropout must be in [0, 1)");
   if (attention_window < 0) throw Error("model config: attention_window must be >= 0 (0 = unrestricted)");
   if (!(layernorm_eps > 0)) throw Error("model config: layernorm_eps must be positive");
   const double bytes = 4 * parameter_count();
@@ -97,6 +99,7 @@ void to_json(nlohmann::json& j, const ModelConfig& c) {
                      {"d_k", c.d_k},
                      {"d_v", c.d_v},
                      {"dropout", float_decimal(c.dropout)},
+                     {"activation_dropout", float_decimal(c.activation_dropout)},
                      {"label_smoothing", float_decimal(c.label_smoothing)},
                      {"positions", position_name(c.positions)},
                      {"max_positions", c.max_positions},
@@ -146,6 +149,7 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
                                            "d_k",
                                            "d_v",
                                            "dropout",
+                                           "activation_dropout",
                                            "label_smoothing",
                                            "positions",
                                            "max_positions",
@@ -172,6 +176,7 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
   read_int(j, "d_k", c.d_k);
   read_int(j, "d_v", c.d_v);
   read_float(j, "dropout", c.dropout);
+  read_float(j, "activation_dropout", c.activation_dropout);
   read_float(j, "label_smoothing", c.label_smoothing);
   read_int(j, "max_positions", c.max_positions);
   read_int(j, "attention_window", c.attention_window);

@@ -19,6 +19,8 @@ struct ModelConfig {
   int d_k = 64;
   int d_v = 64;
   float dropout = 0.1f;          // P_drop: sublayer outputs and embedding + position sums
+  float activation_dropout = 0;  // dropout on the feed-forward layer's hidden ReLU output (fairseq's
+                                 // activation_dropout, tensor2tensor's relu_dropout; not in the paper)
   float label_smoothing = 0.1f;  // ε_ls
   PositionEncoding positions = PositionEncoding::Sinusoidal;
   int max_positions = 1024;  // longest sequence, BOS/EOS included

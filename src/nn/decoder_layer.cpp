@@ -22,7 +22,7 @@ void DecoderLayer::forward(Backend& be, const float* x, const float* memory, int
   tap(AttentionSite::cross, cross_shape, cache.cross_attention.probs);
   residual_norm_forward(be, cross_attention_norm, cache.after_self, cache.cross_residual.sum, rows, dropout.rate,
                         dropout.site(dropout_site + 1), cache.cross_residual, cache.after_cross);
-  ffn.forward(be, cache.after_cross, rows, cache.hidden, cache.ffn_residual.sum);
+  ffn.forward(be, cache.after_cross, rows, cache.hidden, cache.ffn_residual.sum, hidden_dropout(dropout));
   residual_norm_forward(be, ffn_norm, cache.after_cross, cache.ffn_residual.sum, rows, dropout.rate,
                         dropout.site(dropout_site + 2), cache.ffn_residual, y);
 }
@@ -34,7 +34,8 @@ void DecoderLayer::backward(Backend& be, const float* x, const float* memory, in
   residual_norm_backward(be, ffn_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 2), cache.ffn_residual,
                          scratch.d_sublayer);
   residual_norm_output(be, cross_attention_norm, cache.cross_residual, rows, cache.after_cross);
-  ffn.backward(be, cache.after_cross, rows, cache.hidden, scratch.d_sublayer, scratch.d_hidden, dy, scratch.dy_bf16);
+  ffn.backward(be, cache.after_cross, rows, cache.hidden, scratch.d_sublayer, scratch.d_hidden, dy, scratch.dy_bf16,
+               hidden_dropout(dropout));
   residual_norm_backward(be, cross_attention_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 1),
                          cache.cross_residual, scratch.d_sublayer);
   residual_norm_output(be, self_attention_norm, cache.self_residual, rows, cache.after_self);

@@ -20,6 +20,10 @@ struct DecoderLayer {
   LayerNormParams ffn_norm;
   std::uint64_t dropout_site = 0;
 
+  HiddenDropout hidden_dropout(const Dropout& d) const {
+    return {d.activation, d.site(dropout_site + kFeedForwardHiddenSite)};
+  }
+
   struct Cache {
     SelfAttention::Cache self_attention;
     ResidualNormCache self_residual;

@@ -17,6 +17,11 @@ struct EncoderLayer {
   LayerNormParams ffn_norm;
   std::uint64_t dropout_site = 0;  // distinguishes this layer's dropout streams
 
+  // The feed-forward hidden layer's dropout: site + kFeedForwardHiddenSite.
+  HiddenDropout hidden_dropout(const Dropout& d) const {
+    return {d.activation, d.site(dropout_site + kFeedForwardHiddenSite)};
+  }
+
   struct Cache {
     SelfAttention::Cache attention;
     ResidualNormCache attention_residual;

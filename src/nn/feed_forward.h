@@ -1,10 +1,17 @@
 #pragma once
-// The position-wise feed-forward network: FFN(x) = max(0, x·W1ᵀ + b1)·W2ᵀ + b2.
+// The position-wise feed-forward network: FFN(x) = dropout(max(0, x·W1ᵀ + b1))·W2ᵀ + b2, the
+// dropout on the hidden layer being the optional activation dropout (rate 0: the paper's FFN).
 #include <cstdint>
 
 #include "nn/linear.h"
 
 namespace attn::nn {
+
+// The hidden layer's dropout: its rate and the seed of its mask (the same in both passes).
+struct HiddenDropout {
+  float rate = 0;
+  std::uint64_t seed = 0;
+};
 
 struct FeedForward {
   Linear fc1;  // [d_ff, d_model]
@@ -17,11 +24,12 @@ struct FeedForward {
     Bf16* bf16 = nullptr;
   };
 
-  // y [rows, d_model].
-  void forward(Backend& be, const float* x, std::int64_t rows, const Hidden& hidden, float* y) const;
+  // y [rows, d_model]. The hidden activations kept are those after dropout.
+  void forward(Backend& be, const float* x, std::int64_t rows, const Hidden& hidden, float* y,
+               const HiddenDropout& dropout = {}) const;
   // dx += ∂L/∂x; d_hidden is scratch [rows, d_ff], dy_bf16 too (see Linear::backward).
   void backward(Backend& be, const float* x, std::int64_t rows, const Hidden& hidden, const float* dy, float* d_hidden,
-                float* dx, Bf16* dy_bf16 = nullptr) const;
+                float* dx, Bf16* dy_bf16 = nullptr, const HiddenDropout& dropout = {}) const;
 };
 
 }  // namespace attn::nn

@@ -2,6 +2,9 @@
 // The paper's schedule (section 5.3):
 //   lr(step) = scale · d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)
 // rising linearly for `warmup` steps, then decaying with the inverse square root of the step.
+// With `linear_end` > warmup (lr_decay "linear"), the same rise to the same peak, then a straight
+// line down to 0 at update linear_end (the run's last: a short run ends annealed, as with WSD or
+// fairseq's polynomial_decay schedules, instead of at ~the peak · sqrt(warmup / steps)).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -12,12 +15,19 @@ struct LearningRateSchedule {
   int d_model = 512;
   int warmup_steps = 4000;
   double scale = 1.0;
+  std::int64_t linear_end = 0;  // > 0: linear decay to 0 at this step
 
   // step counts from 1.
   double operator()(std::int64_t step) const {
     const double s = static_cast<double>(std::max<std::int64_t>(step, 1));
-    return scale / std::sqrt(static_cast<double>(d_model)) *
-           std::min(1.0 / std::sqrt(s), s * std::pow(static_cast<double>(warmup_steps), -1.5));
+    const double w = static_cast<double>(warmup_steps);
+    const double rise = s * std::pow(w, -1.5);
+    const double base = scale / std::sqrt(static_cast<double>(d_model));
+    if (linear_end <= 0) return base * std::min(1.0 / std::sqrt(s), rise);
+    const double peak = 1.0 / std::sqrt(w);
+    const double fall =
+        peak * std::max(0.0, static_cast<double>(linear_end) - s) / (static_cast<double>(linear_end) - w);
+    return base * std::min(rise, fall);
   }
 };
 

@@ -31,6 +31,9 @@ std::vector<OptionField> option_fields(TrainOptions& o) {
       {"lr_scale", "factor on the paper's learning rate d_model^-0.5 * min(step^-0.5, step * warmup^-1.5)",
        &o.lr_scale},
       {"warmup_steps", "learning-rate warmup steps", &o.warmup_steps},
+      {"lr_decay",
+       "after warmup: inverse_sqrt (the paper's step^-0.5), or linear (from the same peak down to 0 at max_steps)",
+       &o.lr_decay},
       {"adam_beta1", "Adam beta1", &o.adam_beta1},
       {"adam_beta2", "Adam beta2", &o.adam_beta2},
       {"adam_eps", "Adam epsilon", &o.adam_eps},
@@ -60,6 +63,8 @@ std::vector<OptionField> option_fields(TrainOptions& o) {
       {"d_k", "query/key width per head", &m.d_k, true},
       {"d_v", "value width per head", &m.d_v, true},
       {"dropout", "P_drop: dropout on sublayer outputs and embedding sums", &m.dropout, true},
+      {"activation_dropout", "dropout on the feed-forward hidden layer's ReLU output (0: off, as the paper)",
+       &m.activation_dropout, true},
       {"label_smoothing", "epsilon_ls", &m.label_smoothing, true},
       {"positions", "positional encoding: sinusoidal or learned", &m.positions, true},
       {"max_positions", "longest sequence the model accepts", &m.max_positions, true},
@@ -176,6 +181,11 @@ void validate(const TrainOptions& o) {
   need(o.accumulate >= 1, "accumulate must be at least 1");
   need(o.lr_scale > 0 && std::isfinite(o.lr_scale), "lr_scale must be a positive number");
   need(o.warmup_steps >= 1, "warmup_steps must be at least 1");
+  need(o.lr_decay == "inverse_sqrt" || o.lr_decay == "linear",
+       "lr_decay must be \"inverse_sqrt\" or \"linear\", got \"" + o.lr_decay + "\"");
+  need(o.lr_decay != "linear" || o.max_steps > o.warmup_steps,
+       "lr_decay \"linear\" decays to 0 at max_steps: give max_steps above warmup_steps (" +
+           std::to_string(o.warmup_steps) + ")");
   need(o.adam_beta1 >= 0 && o.adam_beta1 < 1, "adam_beta1 must be in [0, 1)");
   need(o.adam_beta2 >= 0 && o.adam_beta2 < 1, "adam_beta2 must be in [0, 1)");
   need(o.adam_eps > 0 && std::isfinite(o.adam_eps), "adam_eps must be a positive number");

@@ -152,11 +152,14 @@ bool free_to_change(const std::string& key) {
 // "batch_tokens is 1024 now, 512 in the checkpoint; seed ..." for the options that shape the run
 // and differ ("" when none does). Keys the checkpoint does not record (older versions) are skipped.
 // accumulate may change with the number of ranks: what shapes the run is the batches per update,
-// ranks x accumulate, and a new number of ranks is allowed (and told).
+// ranks x accumulate, and a new number of ranks is allowed (and told). Under lr_decay "linear",
+// max_steps is where the learning rate reaches 0: it shapes the run too.
 std::string changed_options(const nlohmann::json& saved, int saved_ranks, const nlohmann::json& now, int ranks) {
   std::string text;
+  const bool linear = now.value("lr_decay", "") == "linear";
   for (const auto& [key, value] : now.items()) {
-    if (free_to_change(key) || !saved.contains(key) || saved.at(key) == value) continue;
+    if ((free_to_change(key) && !(linear && key == "max_steps")) || !saved.contains(key) || saved.at(key) == value)
+      continue;
     if (key == "accumulate" &&
         (saved_ranks != ranks || saved.at(key).get<int>() * saved_ranks == value.get<int>() * ranks))
       continue;
@@ -347,7 +350,8 @@ Trainer::Run::Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks,
     truncate_log(run_ / "train.jsonl", progress_.step);
     jsonl_.open(run_ / "train.jsonl", std::ios::app);
   }
-  schedule_ = LearningRateSchedule{o.model.d_model, o.warmup_steps, o.lr_scale};
+  schedule_ = LearningRateSchedule{o.model.d_model, o.warmup_steps, o.lr_scale,
+                                   o.lr_decay == "linear" ? o.max_steps : std::int64_t{0}};
   start_elapsed_ = progress_.elapsed_seconds;
   first_step_ = progress_.step;
   epoch_ = batcher_->epoch(static_cast<std::uint64_t>(progress_.epoch));
@@ -422,7 +426,8 @@ bool Trainer::Run::update() {
     }
     // Dropout masks follow the batch's place in the global batch, whoever trains it.
     const std::uint64_t slot = static_cast<std::uint64_t>(first_mine + i);
-    const nn::Dropout dropout{o_.model.dropout, dropout_seed(o_.seed, progress_.step, slot)};
+    const nn::Dropout dropout{o_.model.dropout, dropout_seed(o_.seed, progress_.step, slot),
+                              o_.model.activation_dropout};
     const LossSums s = model_->forward_backward(batches_[static_cast<std::size_t>(i)].view(), dropout,
                                                 1.0f / static_cast<float>(update_tokens));
     if (i > 0) be.accumulate(gradient_sum_.data(), model_->gradients(), n);

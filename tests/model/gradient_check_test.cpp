@@ -20,6 +20,7 @@ struct GradientCase {
   int window;
   float dropout;
   int logits_block_rows;  // 0: the whole batch in one block
+  float activation_dropout = 0;
 };
 
 class ModelGradientTest : public ::testing::TestWithParam<GradientCase> {};
@@ -30,6 +31,7 @@ TEST_P(ModelGradientTest, EveryTensorMatchesFiniteDifferences) {
   c.positions = gc.positions;
   c.attention_window = gc.window;
   c.dropout = gc.dropout;
+  c.activation_dropout = gc.activation_dropout;
   c.vocab_size = 24;
   Transformer model(c);
   model.initialize(7);
@@ -43,7 +45,7 @@ TEST_P(ModelGradientTest, EveryTensorMatchesFiniteDifferences) {
   // Two sentence pairs of different lengths: padding, causal masking and cross-attention all act.
   const testing::ToyBatch toy({{5, 6, 7, 8, 9}, {10, 11}}, {{12, 13, 14}, {15, 16, 17, 18, 19, 20}});
   const TokenBatch batch = toy.view();
-  const nn::Dropout dropout{gc.dropout, 4242};
+  const nn::Dropout dropout{gc.dropout, 4242, gc.activation_dropout};
   const float scale = 1.0f / 11;  // mean over the 11 target tokens
 
   model.zero_gradients();
@@ -173,7 +175,7 @@ TEST_P(ModelGradientTest, EveryTensorMatchesFiniteDifferences) {
 INSTANTIATE_TEST_SUITE_P(
     Configs, ModelGradientTest,
     ::testing::Values(GradientCase{"sinusoidal", PositionEncoding::Sinusoidal, 0, 0.0f, 0},
-                      GradientCase{"learned_positions_window_dropout", PositionEncoding::Learned, 2, 0.1f, 0},
+                      GradientCase{"learned_positions_window_dropout", PositionEncoding::Learned, 2, 0.1f, 0, 0.2f},
                       // 12 target rows as blocks of 5, 5 and 2: the output layer and loss in pieces
                       GradientCase{"output_layer_in_blocks", PositionEncoding::Sinusoidal, 0, 0.0f, 5}),
     [](const auto& info) { return std::string(info.param.name); });

@@ -24,6 +24,7 @@ TEST(MixedPrecision, LossAndEveryGradientAgreeWithFloat32) {
   c.encoder_layers = c.decoder_layers = 2;
   c.vocab_size = 160;
   c.dropout = 0.1f;
+  c.activation_dropout = 0.1f;  // masks the hidden layer before it is kept in bf16
   std::mt19937 rng(5);
   std::uniform_int_distribution<std::int32_t> token(4, c.vocab_size - 1);
   std::vector<std::vector<std::int32_t>> src, tgt;
@@ -33,7 +34,7 @@ TEST(MixedPrecision, LossAndEveryGradientAgreeWithFloat32) {
     for (auto& t : tgt.back()) t = token(rng);
   }
   const testing::ToyBatch toy(src, tgt);
-  const nn::Dropout dropout{c.dropout, 77};
+  const nn::Dropout dropout{c.dropout, 77, c.activation_dropout};
 
   auto run = [&](MatmulPrecision precision, std::vector<float>& grad) {
     Transformer model(c, cpu_backend(precision));

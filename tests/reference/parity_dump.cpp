@@ -3,7 +3,8 @@
 //   parity_dump CASE OUT_DIR [--nan=loss|--nan=gradient:TENSOR|--nan=attention:TENSOR]
 // Cases: tiny and small (the presets), restricted (tiny with a window of 3 over sentences of 12 to
 // 20 tokens and one of 2, so that windows cut real keys on both sides and padded query rows see no
-// key; the output layer and loss in blocks of 7 rows), dropout (tiny with dropout 0.1).
+// key; the output layer and loss in blocks of 7 rows), dropout (tiny with dropout 0.1 and activation
+// dropout 0.2 on the feed-forward hidden layers).
 // --nan writes a NaN into one number of attn's results, for the tests that the check rejects it.
 #include <cmath>
 #include <cstdio>
@@ -70,6 +71,7 @@ int main(int argc, char** argv) {
   // The reference recomputes attn's dropout masks from their rule (kernels/cpu/dropout.cpp); the
   // other cases compare without dropout.
   c.dropout = with_dropout ? 0.1f : 0.0f;
+  c.activation_dropout = with_dropout ? 0.2f : 0.0f;  // the feed-forward hidden layer's own rate
   const std::uint64_t dropout_seed = 99;
   // Learned positions here; the small and restricted cases cover sinusoidal ones.
   if (name == "tiny" || with_dropout) c.positions = attn::PositionEncoding::Learned;
@@ -143,8 +145,8 @@ int main(int argc, char** argv) {
   if (block_rows > 0) model.set_logits_block_rows(block_rows);
 
   model.zero_gradients();
-  const attn::LossSums sums =
-      model.forward_backward(view, attn::nn::Dropout{c.dropout, dropout_seed}, 1.0f / static_cast<float>(tokens));
+  const attn::LossSums sums = model.forward_backward(
+      view, attn::nn::Dropout{c.dropout, dropout_seed, c.activation_dropout}, 1.0f / static_cast<float>(tokens));
   double loss = sums.loss / static_cast<double>(tokens);
   if (nan == "--nan=loss") loss = std::nan("");
   model.save_parameters(out / "model.safetensors");

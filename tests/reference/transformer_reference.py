@@ -20,7 +20,9 @@ Two things are attn's definitions rather than the paper's, and the reference fol
   lowbias32(lowbias32(lo(i) ^ lo(seed)) + (hi(i) ^ hi(seed)) * 0x9E3779B9) are >= floor(p * 2^24);
   kept elements are scaled by 1 / (1 - p). The site ids are model/transformer.cpp's: source and
   target embeddings 1 and 2, encoder layer l's sublayers 1000 + 16 l + {0, 1}, decoder layer l's
-  2000000 + 16 l + {0, 1, 2} (self-attention, cross-attention, feed-forward).
+  2000000 + 16 l + {0, 1, 2} (self-attention, cross-attention, feed-forward). The activation
+  dropout of a layer's feed-forward hidden layer (config "activation_dropout", its own rate) is
+  site 8 of the layer, on the [B, T, d_ff] tensor of ReLU outputs.
 
 Every comparison is written `not error < tolerance`, so that a NaN on either side fails it.
 """
@@ -80,10 +82,17 @@ class Dropout:
     """attn's dropout (see the module's docstring); rate 0 is the identity."""
     ENCODER_BASE, DECODER_BASE, PER_LAYER = 1000, 2000000, 16
 
-    def __init__(self, rate, seed):
+    HIDDEN_SITE = 8
+
+    def __init__(self, rate, seed, activation=0):
         self.rate = float(np.float32(rate))  # attn's rate is a float32
         self.seed = seed
         self.dropped = self.elements = 0
+        self.hidden = Dropout(activation, seed) if activation > 0 else None
+
+    def hidden_layer(self, x, layer_site):
+        """The activation dropout of the feed-forward hidden layer of the layer at layer_site."""
+        return x if self.hidden is None else self.hidden(x, layer_site + Dropout.HIDDEN_SITE)
 
     def __call__(self, x, site):
         if self.rate <= 0:
@@ -151,8 +160,8 @@ class FeedForward(nn.Module):
         self.fc1 = nn.Linear(d, dff)
         self.fc2 = nn.Linear(dff, d)
 
-    def forward(self, x):
-        return self.fc2(F.relu(self.fc1(x)))
+    def forward(self, x, drop, site):
+        return self.fc2(drop.hidden_layer(F.relu(self.fc1(x)), site))
 
 
 class EncoderLayer(nn.Module):
@@ -167,7 +176,7 @@ class EncoderLayer(nn.Module):
 
     def forward(self, x, src_lengths, drop, site):
         x = self.self_attn_norm(x + drop(self.self_attn(x, x, src_lengths, window=self.window), site))
-        return self.ffn_norm(x + drop(self.ffn(x), site + 1))
+        return self.ffn_norm(x + drop(self.ffn(x, drop, site), site + 1))
 
 
 class DecoderLayer(nn.Module):
@@ -185,7 +194,7 @@ class DecoderLayer(nn.Module):
     def forward(self, y, memory, tgt_lengths, src_lengths, drop, site):
         y = self.self_attn_norm(y + drop(self.self_attn(y, y, tgt_lengths, causal=True, window=self.window), site))
         y = self.cross_attn_norm(y + drop(self.cross_attn(y, memory, src_lengths), site + 1))
-        return self.ffn_norm(y + drop(self.ffn(y), site + 2))
+        return self.ffn_norm(y + drop(self.ffn(y, drop, site), site + 2))
 
 
 class Stack(nn.Module):
@@ -234,7 +243,7 @@ def main(directory):
     B, S, T = batch["batch"], batch["src_len"], batch["tgt_len"]
     t = lambda k, *shape: torch.tensor(batch[k], dtype=torch.long).view(*shape)
     inputs = t("src", B, S), t("src_lengths", B), t("tgt_in", B, T), t("tgt_lengths", B)
-    drop = Dropout(config["dropout"], batch.get("dropout_seed", 0))
+    drop = Dropout(config["dropout"], batch.get("dropout_seed", 0), config.get("activation_dropout", 0))
     logits = model(*inputs, drop)
     loss = F.cross_entropy(logits.reshape(-1, config["vocab_size"]), t("tgt_out", B * T), ignore_index=0,
                            label_smoothing=config["label_smoothing"], reduction="sum") / batch["tokens"]
@@ -244,7 +253,9 @@ def main(directory):
     print(f"case {batch.get('case', '?')}: dropout {drop.rate:g}, window {config['attention_window']}, "
           f"{sum(m.rows_without_keys for m in attention_modules)} query rows without a key (summed over layers), "
           f"output layer in blocks of {batch.get('logits_block_rows') or B * T} of {B * T} rows, "
-          f"{drop.dropped} of {drop.elements} elements dropped")
+          f"{drop.dropped} of {drop.elements} elements dropped" +
+          (f", activation dropout {drop.hidden.rate:g}: {drop.hidden.dropped} of {drop.hidden.elements} hidden "
+           "elements dropped" if drop.hidden else ""))
     ours = read_safetensors(f"{directory}/grads.safetensors")
     failures = []
     # JSON has no NaN: parity_dump writes a NaN loss as null.
@@ -268,7 +279,7 @@ def main(directory):
     # every layer and head, on every real query row (padded query rows are never exported). The
     # padding keys must be exactly 0. Probabilities are at most 1: compare absolutely.
     # attn exports the weights of a pass without dropout.
-    if drop.rate > 0:
+    if drop.rate > 0 or drop.hidden:
         with torch.no_grad():
             model(*inputs)
     exported = read_safetensors(f"{directory}/attention.safetensors")

@@ -36,6 +36,20 @@ TEST(LearningRate, FollowsThePaperAtHandComputedSteps) {
   EXPECT_NEAR(scaled(400), 2.0 / 16 / 20, 1e-12);
 }
 
+// Linear decay: the paper's rise to the same peak, then a straight line to 0 at the last update.
+TEST(LearningRate, LinearDecayFallsFromThePeakToZeroAtTheEnd) {
+  const LearningRateSchedule lr{256, 100, 2.0, 1100};
+  // peak = 2 · 256^-0.5 · 100^-0.5 = 2 / 16 / 10 = 0.0125
+  EXPECT_NEAR(lr(50), 0.0125 / 2, 1e-12);   // the rise is the paper's: step · warmup^-1.5
+  EXPECT_NEAR(lr(100), 0.0125, 1e-12);      // the peak at the end of warmup
+  EXPECT_NEAR(lr(600), 0.0125 / 2, 1e-12);  // halfway from 100 to 1100
+  EXPECT_NEAR(lr(1000), 0.0125 / 10, 1e-12);
+  EXPECT_EQ(lr(1100), 0.0);
+  EXPECT_EQ(lr(1200), 0.0);  // never negative
+  const LearningRateSchedule paper{256, 100, 2.0};
+  EXPECT_NEAR(paper(600), 2.0 / 16 / std::sqrt(600.0), 1e-12);  // without: the inverse square root
+}
+
 TEST(Checkpoint, RoundTripRestoresWeightsMomentsAndProgress) {
   auto dir = testing::fresh_temp_dir("checkpoint_roundtrip");
   const ModelConfig c = ModelConfig::preset("tiny");

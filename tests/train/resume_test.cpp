@@ -193,6 +193,21 @@ TEST(Resume, ChangedOptionsAreRefusedUnlessAskedFor) {
   EXPECT_TRUE(std::filesystem::exists(checkpoint_path(dir / "run" / "checkpoints", 40)));
 }
 
+// Under linear decay max_steps is where the learning rate reaches 0: a resume that moves it changes
+// every later update, so it is refused like any option that shapes the run.
+TEST(Resume, LinearDecayRefusesAnotherMaxSteps) {
+  const auto dir = testing::fresh_temp_dir("resume_linear");
+  const auto task = testing::make_reverse_task(dir, 1000, 20);
+  const auto args =
+      setting(train_args(task, dir / "run"), {"--max-steps", "20", "--lr-decay", "linear", "--warmup-steps", "5"});
+  ASSERT_EQ(run_logged(args, dir / "first.log"), 0) << read_all(dir / "first.log");
+  auto longer = setting(args, {"--max-steps", "30"});
+  longer.push_back("--resume");
+  EXPECT_NE(run_logged(longer, dir / "refused.log"), 0);
+  EXPECT_NE(read_all(dir / "refused.log").find("max_steps is 30 now, 20 in the checkpoint"), std::string::npos)
+      << read_all(dir / "refused.log");
+}
+
 // The epoch limit falling exactly at an update's boundary ends the run without a phantom update:
 // no second record of the last step (with a loss of NaN), no second validation of it.
 TEST(Resume, EpochLimitAtAnUpdateBoundaryEndsWithoutAPhantomUpdate) {

@@ -78,6 +78,20 @@ TEST(TrainOptions, EveryNumericOptionRefusesNegativeValuesNamingItself) {
   }
 }
 
+// lr_decay: one of two names; "linear" needs the step it decays to 0 at, after the warmup.
+TEST(TrainOptions, LinearDecayNeedsMaxStepsBeyondTheWarmup) {
+  TrainOptions o = usable();
+  apply_options_json(nlohmann::json::parse(R"({"lr_decay": "cosine"})"), o, "test");
+  EXPECT_NE(error_of([&] { validate(o); }).find("lr_decay must be \"inverse_sqrt\" or \"linear\", got \"cosine\""),
+            std::string::npos);
+  apply_options_json(nlohmann::json::parse(R"({"lr_decay": "linear", "warmup_steps": 100})"), o, "test");
+  EXPECT_NE(error_of([&] { validate(o); }).find("give max_steps above warmup_steps (100)"), std::string::npos);
+  o.max_steps = 100;
+  EXPECT_NE(error_of([&] { validate(o); }).find("give max_steps above warmup_steps"), std::string::npos);
+  o.max_steps = 101;
+  EXPECT_EQ(error_of([&] { validate(o); }), "");
+}
+
 // docs/config.md documents every option with the default --dump-config prints (the defaults are
 // the small preset's), and documents no option that does not exist.
 TEST(TrainOptions, DocsConfigListsEveryOptionWithItsDefault) {
