@@ -48,7 +48,8 @@ void to_json(nlohmann::json& j, const TrainingProgress& p) {
        {"best_valid_loss", p.best_valid_loss},
        {"best_step", p.best_step},
        {"validations_without_improvement", p.validations_without_improvement},
-       {"ranks", p.ranks}};
+       {"ranks", p.ranks},
+       {"decay_end", p.decay_end}};
 }
 
 void from_json(const nlohmann::json& j, TrainingProgress& p) {
@@ -60,7 +61,8 @@ void from_json(const nlohmann::json& j, TrainingProgress& p) {
   p.best_valid_loss = j.at("best_valid_loss");
   p.best_step = j.at("best_step");
   p.validations_without_improvement = j.at("validations_without_improvement");
-  p.ranks = j.value("ranks", 1);  // checkpoints from before distributed training
+  p.ranks = j.value("ranks", 1);                        // checkpoints from before distributed training
+  p.decay_end = j.value("decay_end", std::int64_t{0});  // from before linear decay
 }
 
 void save_checkpoint(const std::filesystem::path& path, const Transformer& model, AdamOptimizer& optimizer,

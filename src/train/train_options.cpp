@@ -32,7 +32,8 @@ std::vector<OptionField> option_fields(TrainOptions& o) {
        &o.lr_scale},
       {"warmup_steps", "learning-rate warmup steps", &o.warmup_steps},
       {"lr_decay",
-       "after warmup: inverse_sqrt (the paper's step^-0.5), or linear (from the same peak down to 0 at max_steps)",
+       "after warmup: inverse_sqrt (the paper's step^-0.5), or linear (from the same peak down to 0 at max_steps, or "
+       "with a time budget alone at the update the budget ends with, estimated from the warmup's speed)",
        &o.lr_decay},
       {"adam_beta1", "Adam beta1", &o.adam_beta1},
       {"adam_beta2", "Adam beta2", &o.adam_beta2},
@@ -183,9 +184,10 @@ void validate(const TrainOptions& o) {
   need(o.warmup_steps >= 1, "warmup_steps must be at least 1");
   need(o.lr_decay == "inverse_sqrt" || o.lr_decay == "linear",
        "lr_decay must be \"inverse_sqrt\" or \"linear\", got \"" + o.lr_decay + "\"");
-  need(o.lr_decay != "linear" || o.max_steps > o.warmup_steps,
-       "lr_decay \"linear\" decays to 0 at max_steps: give max_steps above warmup_steps (" +
-           std::to_string(o.warmup_steps) + ")");
+  need(o.lr_decay != "linear" || o.max_steps > o.warmup_steps || (o.max_steps == 0 && o.time_budget_minutes > 0),
+       "lr_decay \"linear\" decays to 0 at max_steps, or at the end of time_budget_minutes: give max_steps above "
+       "warmup_steps (" +
+           std::to_string(o.warmup_steps) + "), or a time budget");
   need(o.adam_beta1 >= 0 && o.adam_beta1 < 1, "adam_beta1 must be in [0, 1)");
   need(o.adam_beta2 >= 0 && o.adam_beta2 < 1, "adam_beta2 must be in [0, 1)");
   need(o.adam_eps > 0 && std::isfinite(o.adam_eps), "adam_eps must be a positive number");

@@ -25,7 +25,8 @@ struct TrainOptions {
   double lr_scale = 1.0;  // multiplies d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)
   int warmup_steps = 4000;
   std::string lr_decay = "inverse_sqrt";  // after warmup: "inverse_sqrt" (the paper), or "linear" to 0
-                                          // at max_steps (needs max_steps > warmup_steps)
+                                          // at max_steps, or under a time budget alone at the update the
+                                          // budget is estimated to end with (measured over the warmup)
   float adam_beta1 = 0.9f, adam_beta2 = 0.98f, adam_eps = 1e-9f;
   float clip_norm = 0;  // > 0: rescale gradients whose L2 norm exceeds it
   // Stopping: whichever comes first (0 = no limit).

@@ -199,6 +199,7 @@ class Trainer::Run {
   void save();
   void check_ranks_agree_on_weights();
   void check_divergence(double gradient_norm, double loss_per_token) const;
+  void estimate_decay_end();
 
   TrainOptions& o_;
   dist::Communicator& ranks_;
@@ -351,7 +352,9 @@ Trainer::Run::Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks,
     jsonl_.open(run_ / "train.jsonl", std::ios::app);
   }
   schedule_ = LearningRateSchedule{o.model.d_model, o.warmup_steps, o.lr_scale,
-                                   o.lr_decay == "linear" ? o.max_steps : std::int64_t{0}};
+                                   o.lr_decay != "linear" ? 0
+                                   : o.max_steps > 0      ? o.max_steps
+                                                          : progress_.decay_end};
   start_elapsed_ = progress_.elapsed_seconds;
   first_step_ = progress_.step;
   epoch_ = batcher_->epoch(static_cast<std::uint64_t>(progress_.epoch));
@@ -384,6 +387,7 @@ std::string Trainer::Run::stop_reason() {
   if (control[kSaveByTime] && progress_.step > first_step_) save();
   if (control[kSignal]) return "interrupted";
   if (o_.max_steps > 0 && progress_.step >= o_.max_steps) return "max_steps";
+  if (progress_.decay_end > 0 && o_.max_steps == 0 && progress_.step >= progress_.decay_end) return "lr_decay_end";
   if (control[kTimeBudget]) return "time_budget";
   if (o_.max_epochs > 0 && progress_.epoch >= o_.max_epochs) return "max_epochs";
   if (o_.early_stopping > 0 && progress_.validations_without_improvement >= o_.early_stopping) return "early_stopping";
@@ -449,6 +453,7 @@ bool Trainer::Run::update() {
   lr_ = schedule_(progress_.step + 1);
   adam_->step(static_cast<float>(lr_), grad_scale);
   ++progress_.step;
+  if (progress_.step == o_.warmup_steps) estimate_decay_end();
   progress_.target_tokens += update_tokens;
   window_tokens_ += update_tokens;
   return true;
@@ -566,6 +571,28 @@ void Trainer::Run::check_divergence(double gradient_norm, double loss_per_token)
                        "): lower lr_scale, raise warmup_steps, or set "
                        "clip_norm (e.g. 1), then continue from the last checkpoint (" +
                        last + ") with --resume-with-changes, or start again. train.jsonl shows where the loss turned.");
+}
+
+// lr_decay linear under a time budget alone: at the end of the warmup, the update at which the
+// budget will run out at this run's speed so far becomes where the learning rate reaches 0. It is
+// kept in the checkpoints, so a resumed run decays as it would have; should the run be slower than
+// estimated, the time budget still ends it (not quite annealed), should it be faster, it stops at
+// that update. Rank 0's clock decides, as for the budget itself.
+void Trainer::Run::estimate_decay_end() {
+  if (o_.lr_decay != "linear" || o_.max_steps > 0 || o_.time_budget_minutes <= 0 || progress_.decay_end > 0) return;
+  double end = 0;
+  if (leader()) {
+    const double seconds = elapsed() - start_elapsed_;
+    const double per_second = static_cast<double>(progress_.step - first_step_) / std::max(seconds, 1e-9);
+    const double left = std::max(0.0, o_.time_budget_minutes * 60 - elapsed());
+    end = static_cast<double>(progress_.step) + std::max(1.0, std::floor(left * per_second));
+  }
+  ranks_.sum(&end, 1);
+  progress_.decay_end = static_cast<std::int64_t>(end);
+  schedule_.linear_end = progress_.decay_end;
+  log_ << "lr_decay linear: at " << (progress_.step - first_step_) / std::max(elapsed() - start_elapsed_, 1e-9)
+       << " updates/s the time budget ends near update " << progress_.decay_end
+       << "; the learning rate falls linearly to 0 there\n";
 }
 
 // Every rank applied the same updates to the same weights, so the weights must be identical to

@@ -67,6 +67,7 @@ TEST(Checkpoint, RoundTripRestoresWeightsMomentsAndProgress) {
   progress.epoch = 2;
   progress.next_batch = 17;
   progress.best_valid_loss = 4.25;
+  progress.decay_end = 1234;  // lr_decay linear under a time budget: a resumed run decays as before
   save_checkpoint(checkpoint_path(dir, 3), model, adam, progress, {{"note", "x"}});
 
   Transformer restored(c);
@@ -82,6 +83,7 @@ TEST(Checkpoint, RoundTripRestoresWeightsMomentsAndProgress) {
   EXPECT_EQ(back.progress.next_batch, 17);
   EXPECT_EQ(back.progress.epoch, 2);
   EXPECT_EQ(back.progress.best_valid_loss, 4.25);
+  EXPECT_EQ(back.progress.decay_end, 1234);
   EXPECT_EQ(back.options.at("note"), "x");
   EXPECT_EQ(list_checkpoints(dir), std::vector<std::filesystem::path>{checkpoint_path(dir, 3)});
 }

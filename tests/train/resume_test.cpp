@@ -193,6 +193,45 @@ TEST(Resume, ChangedOptionsAreRefusedUnlessAskedFor) {
   EXPECT_TRUE(std::filesystem::exists(checkpoint_path(dir / "run" / "checkpoints", 40)));
 }
 
+// Linear decay under a time budget alone: at the end of the warmup the run estimates the update its
+// budget ends with (and says so); from there every update's learning rate is the straight line from
+// the peak to 0 at that update, computed here by hand, and the run ends there or at the budget,
+// never past it. What the estimate is depends on the machine's speed; what follows from it does not.
+TEST(Resume, LinearDecayUnderATimeBudgetAnnealsToTheEstimatedEnd) {
+  const auto dir = testing::fresh_temp_dir("linear_time_budget");
+  const auto task = testing::make_reverse_task(dir, 1000, 20);
+  const auto args = setting(train_args(task, dir / "run"),
+                            {"--max-steps", "0", "--time-budget-minutes", "0.2", "--lr-decay", "linear",
+                             "--warmup-steps", "4", "--log-every", "1", "--save-every", "0"});
+  ASSERT_EQ(run_logged(args, dir / "run.log"), 0) << read_all(dir / "run.log");
+  const std::string log = read_all(dir / "run.log");
+  const std::string said = "the time budget ends near update ";
+  const auto at = log.find(said);
+  ASSERT_NE(at, std::string::npos) << log;
+  const std::int64_t end = std::stoll(log.substr(at + said.size()));
+  ASSERT_GT(end, 4) << log;
+  // lr_scale 0.2, d_model 64, warmup 4: peak 0.2 · 64^-0.5 · 4^-0.5. (A warmup this short reaches
+  // its end well within the budget even on a loaded machine.)
+  const double peak = 0.2 / 8 / 2;
+  std::ifstream in(dir / "run" / "train.jsonl");
+  std::int64_t last = 0, checked = 0;
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line);
+    if (j.at("type") != "train") continue;
+    const std::int64_t step = j.at("step").get<std::int64_t>();
+    const double expected = step <= 4 ? peak * static_cast<double>(step) / 4
+                                      : peak * static_cast<double>(end - step) / static_cast<double>(end - 4);
+    EXPECT_NEAR(j.at("lr").get<double>(), expected, 1e-9 * peak) << "step " << step << " of " << end;
+    last = std::max(last, step);
+    checked += step > 4;
+  }
+  EXPECT_GT(checked, 0) << log;
+  EXPECT_LE(last, end) << log;
+  const bool at_end = log.find("training stopped (lr_decay_end) at step " + std::to_string(end)) != std::string::npos;
+  const bool by_time = log.find("training stopped (time_budget)") != std::string::npos;
+  EXPECT_TRUE(at_end || by_time) << log;
+}
+
 // Under linear decay max_steps is where the learning rate reaches 0: a resume that moves it changes
 // every later update, so it is refused like any option that shapes the run.
 TEST(Resume, LinearDecayRefusesAnotherMaxSteps) {
