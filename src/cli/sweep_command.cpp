@@ -8,19 +8,22 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "data/vocabulary.h"
 #include "study/sweep_report.h"
 
 namespace attn::cli {
 namespace {
 
 struct SweepArguments {
-  std::string sweep, run, setup;
+  std::string sweep, run, setup, report = "report.md", vocabulary;
 };
 
 // Prints, one record a line, tab-separated: "score <average_last> <dev_verses>", then
 // "decoding <label> <beam> <alpha>" per decoding, then "run <name> <vocabulary_size>" per run.
 void plan(const SweepArguments& a) {
   const study::SweepPlan plan = study::read_sweep_file(a.sweep);
+  if (!a.vocabulary.empty())
+    study::check_vocabulary_size(plan, data::Vocabulary::load(a.vocabulary).size(), a.vocabulary);
   study::write_sweep_plan(plan, a.run);
   std::cout << "score\t" << plan.scoring.average_last << "\t" << plan.scoring.dev_verses << "\n";
   for (const auto& d : plan.scoring.decodings)
@@ -37,9 +40,9 @@ void report(const SweepArguments& a) {
     s << in.rdbuf();
     setup = s.str();
   }
-  const auto counts = study::write_sweep_report(a.run, setup);
-  std::cout << "wrote " << a.run << "/report.md: " << counts.finished << " of " << counts.runs << " runs finished, "
-            << counts.diverged << " diverged\n";
+  const auto counts = study::write_sweep_report(a.run, setup, a.report);
+  std::cout << "wrote " << a.run << "/" << a.report << ": " << counts.finished << " of " << counts.runs
+            << " runs finished, " << counts.diverged << " diverged\n";
 }
 
 }  // namespace
@@ -55,10 +58,14 @@ void add_sweep_command(CLI::App& app) {
                           "the scoring, the decodings and the runs, one per line");
   p->add_option("--sweep", args->sweep, "the sweep file (docs/sweep.md)")->required();
   p->add_option("--run", args->run, "the sweep's folder")->required();
+  p->add_option("--vocabulary", args->vocabulary,
+                "the one vocabulary every run will train with: each run's vocabulary_size must be its size");
   p->callback([args] { plan(*args); });
-  CLI::App* r = sub->add_subcommand("report", "write RUN/report.md and RUN/knob-*.{svg,png} from the runs so far");
+  CLI::App* r =
+      sub->add_subcommand("report", "write RUN/report.md (--report) and RUN/knob-*.{svg,png} from the runs so far");
   r->add_option("--run", args->run, "the sweep's folder")->required();
   r->add_option("--setup", args->setup, "a Markdown file describing the data and the machine, placed after the title");
+  r->add_option("--report", args->report, "the report's file name in RUN")->capture_default_str();
   r->callback([args] { report(*args); });
 }
 

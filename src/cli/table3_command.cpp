@@ -1,6 +1,6 @@
-// `attn table3`: the paper's Table 3 at small scale. `plan` writes every run's options and lists the
-// runs (scripts/table3 trains and scores them with attn train, translate and bleu); `report` reads
-// what the runs measured and writes the table, the trend verdicts and one chart per group.
+// `attn table3`: the paper's Table 3 at small scale. `plan` writes the study as a sweep file
+// (scripts/table3 runs it with scripts/sweep); `report` reads what the runs measured and writes the
+// table, the trend verdicts and one chart per group.
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -57,7 +57,7 @@ nlohmann::json settings_json(const Table3Arguments& a, const std::vector<std::st
 }
 
 // The study's settings as `plan` recorded them in RUN/plan.json (the thread count is not one of them:
-// a study may go on with another).
+// a study may go on with another, given to scripts/table3).
 void read_settings(const fs::path& file, Table3Arguments& a, std::vector<std::string>& rows,
                    std::vector<std::string>& second_seed) {
   const nlohmann::json j = read_json_file(file.string(), "the Table 3 plan");
@@ -94,12 +94,9 @@ void plan(Table3Arguments a) {
     fs::create_directories(run);
     write_file_atomic(plan_file, settings.dump(1) + "\n");
   }
-  for (const auto& r : runs) {
-    const fs::path folder = run / "runs" / r.name;
-    fs::create_directories(folder);
-    write_file_atomic(folder / "options.json", study::train_options(r, a.training).dump(1) + "\n");
-    std::cout << r.name << "\n";
-  }
+  const fs::path sweep = run / "table3-sweep.json";
+  write_file_atomic(sweep, study::table3_sweep(runs, a.training, a.scale.vocab_size).dump(1) + "\n");
+  std::cout << sweep.string() << "\n";
 }
 
 void report(Table3Arguments a) {
@@ -108,8 +105,11 @@ void report(Table3Arguments a) {
   read_settings(run / "plan.json", a, rows, second_seed);
   study::Table3Results results;
   results.plan = study::table3_plan(rows, second_seed, a.scale, a.training);
-  for (const auto& r : results.plan)
-    if (auto result = study::read_run_result(run / "runs" / r.name, r.steps)) results.results[r.name] = *result;
+  if (fs::exists(run / "sweep.json")) {
+    const study::SweepPlan sweep = study::read_planned_sweep(run);
+    for (const auto& r : results.plan)
+      if (auto result = study::read_run_result(run, sweep, r)) results.results[r.name] = *result;
+  }
   std::string setup;
   if (!a.setup.empty()) {
     std::ifstream in(a.setup);
@@ -138,8 +138,8 @@ void add_table3_command(CLI::App& app) {
                                      "(scripts/table3 runs everything)");
   sub->require_subcommand(1);
   CLI::App* p = sub->add_subcommand("plan",
-                                    "write RUN/plan.json and each run's RUN/runs/NAME/options.json; print the "
-                                    "run names, one per line");
+                                    "write RUN/plan.json (the settings) and the study as a sweep file, "
+                                    "RUN/table3-sweep.json, whose path it prints");
   p->add_option("--run", args->run, "the study's folder")->required();
   p->add_option("--vocabulary", args->vocabulary, "the SentencePiece model the runs train with")->required();
   p->add_option("--rows", args->rows, "rows to run, comma-separated (default: every row but big)");
@@ -159,9 +159,6 @@ void add_table3_command(CLI::App& app) {
   p->add_option("--bleu-verses", args->training.bleu_verses, "the first N dev verses are translated for BLEU (0: all)")
       ->capture_default_str()
       ->check(finite_in(0, 1e9));
-  p->add_option("--threads", args->training.threads, "CPU threads per run (0: all cores)")
-      ->capture_default_str()
-      ->check(finite_in(0, 4096));
   p->add_option("--width-divisor", args->scale.width_divisor, "d_model, d_ff, d_k and d_v divided by this")
       ->capture_default_str()
       ->check(finite_in(1, 1024));
@@ -170,7 +167,7 @@ void add_table3_command(CLI::App& app) {
       ->check(finite_in(1, 64));
   p->callback([args] { plan(*args); });
   CLI::App* r =
-      sub->add_subcommand("report", "write RUN/report.md and RUN/group-{A..E}.{svg,png} from the finished runs");
+      sub->add_subcommand("report", "write RUN/report.md and RUN/group-{A..E}.{svg,png} from the runs finished so far");
   r->add_option("--run", args->run, "the study's folder")->required();
   r->add_option("--setup", args->setup, "a Markdown file describing the data and the machine, placed after the title");
   r->callback([args] { report(*args); });

@@ -41,7 +41,7 @@ void check_keys(const Json& settings, const std::string& source, const std::stri
   const auto fields = option_fields(probe);
   for (auto it = settings.begin(); it != settings.end(); ++it) {
     const std::string& key = it.key();
-    if (variant && key == "name") continue;
+    if (variant && (key == "name" || key == "seeds" || key == "budget")) continue;
     if (key == "preset" || key == "vocabulary_size") continue;
     if (sweep_owned_keys().count(key))
       throw_in(source, "'" + where + "." + key + "': the sweep sets this itself (data paths by scripts/sweep, " +
@@ -107,34 +107,34 @@ SweepScoring parse_scoring(const Json& j, const std::string& source) {
   return s;
 }
 
-SweepBudget parse_budget(const Json& j, const std::string& source) {
+SweepBudget parse_budget(const Json& j, const std::string& source, const std::string& key = "budget") {
   if (!j.is_object() || j.size() != 1 || !(j.contains("updates") || j.contains("minutes")))
-    throw_in(source, "'budget' must be {\"updates\": N} or {\"minutes\": M}: every run gets the same budget");
+    throw_in(source, "'" + key + "' must be {\"updates\": N} or {\"minutes\": M}");
   SweepBudget b;
   if (j.contains("updates")) {
-    b.updates = whole(j.at("updates"), source, "budget.updates", 1, 100000000);
+    b.updates = whole(j.at("updates"), source, key + ".updates", 1, 100000000);
   } else {
     const Json& m = j.at("minutes");
     if (!m.is_number() || !std::isfinite(m.get<double>()) || m.get<double>() <= 0 || m.get<double>() > 100000)
-      throw_in(source, "'budget.minutes' must be a number above 0, got " + m.dump());
+      throw_in(source, "'" + key + ".minutes' must be a number above 0, got " + m.dump());
     b.minutes = m.get<double>();
   }
   return b;
 }
 
-std::vector<std::uint64_t> parse_seeds(const Json& j, const std::string& source) {
+std::vector<std::uint64_t> parse_seeds(const Json& j, const std::string& source, const std::string& key = "seeds") {
   if (j.is_null()) return {1};
   std::vector<std::uint64_t> seeds;
   if (j.is_array()) {
-    if (j.empty()) throw_in(source, "'seeds' is an empty list: it asks for zero runs");
+    if (j.empty()) throw_in(source, "'" + key + "' is an empty list: it asks for zero runs");
     for (const Json& s : j) {
-      const auto seed = static_cast<std::uint64_t>(whole(s, source, "seeds", 1, 2147483647));
+      const auto seed = static_cast<std::uint64_t>(whole(s, source, key, 1, 2147483647));
       if (std::find(seeds.begin(), seeds.end(), seed) != seeds.end())
-        throw_in(source, "'seeds' names seed " + std::to_string(seed) + " twice");
+        throw_in(source, "'" + key + "' names seed " + std::to_string(seed) + " twice");
       seeds.push_back(seed);
     }
   } else {
-    const int n = whole(j, source, "seeds", 1, 100);
+    const int n = whole(j, source, key, 1, 100);
     for (int s = 1; s <= n; ++s) seeds.push_back(static_cast<std::uint64_t>(s));
   }
   return seeds;
@@ -163,7 +163,8 @@ Json run_options(const Json& base, const Json& variant, const Json& point, const
   o["keep_checkpoints"] = std::max(scoring.average_last, 2);
   for (const Json* layer : {&base, &variant, &point})
     for (auto it = layer->begin(); it != layer->end(); ++it)
-      if (it.key() != "name" && it.key() != "vocabulary_size") o[it.key()] = *it;
+      if (it.key() != "name" && it.key() != "vocabulary_size" && it.key() != "seeds" && it.key() != "budget")
+        o[it.key()] = *it;
   if (budget.updates > 0)
     o["max_steps"] = budget.updates;
   else
@@ -286,18 +287,26 @@ SweepPlan parse_sweep(const Json& file, const std::string& source) {
         values[it.key()] = *it;
         label += (label.empty() ? "" : ",") + it.key() + "=" + value_text(*it);
       }
+      // A variant may have its own seeds or budget (Table 3's big row trains 3x as long, and only some
+      // rows run a second seed); the report names them.
+      const std::string where = "variant " + variant.at("name").dump();
+      const std::vector<std::uint64_t> seeds =
+          variant.contains("seeds") ? parse_seeds(variant.at("seeds"), source, where + ": seeds") : plan.seeds;
+      const SweepBudget budget =
+          variant.contains("budget") ? parse_budget(variant.at("budget"), source, where + ": budget") : plan.budget;
       int vocabulary = base_vocabulary;
       for (const Json* layer : {&variant, &point})
         if (layer->contains("vocabulary_size"))
           vocabulary = whole(layer->at("vocabulary_size"), source, label + ": vocabulary_size", 100, 1000000);
-      for (std::uint64_t seed : plan.seeds) {
+      for (std::uint64_t seed : seeds) {
         SweepRun run;
         run.point = label;
         run.seed = seed;
         run.name = label + ".seed" + std::to_string(seed);
         run.values = values;
         run.vocabulary_size = vocabulary;
-        run.options = run_options(base, variant, point, plan.budget, plan.scoring, seed);
+        run.budget = budget;
+        run.options = run_options(base, variant, point, budget, plan.scoring, seed);
         run.parameters = check_run(run.options, vocabulary, plan.scoring.average_last, source + ": run " + run.name);
         if (run.name.size() > 200 || run.name.find('/') != std::string::npos)
           throw_in(source, "run " + run.name + ": the values make an unusable folder name");
@@ -318,6 +327,13 @@ SweepPlan read_sweep_file(const std::string& path) {
     throw_in(path, std::string("not valid JSON: ") + e.what());
   }
   return parse_sweep(file, path);
+}
+
+void check_vocabulary_size(const SweepPlan& plan, int size, const std::string& file) {
+  for (const auto& r : plan.runs)
+    if (r.vocabulary_size != size)
+      throw_in(file, "has " + std::to_string(size) + " pieces, but run " + r.name + " of the sweep asks for " +
+                         std::to_string(r.vocabulary_size) + " (vocabulary_size)");
 }
 
 void write_sweep_plan(const SweepPlan& plan, const std::filesystem::path& run) {

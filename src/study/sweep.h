@@ -6,6 +6,7 @@
 //    "base":     {any attn train option, "preset", "vocabulary_size"},       the settings every run shares
 //    "grid":     {"lr_scale": [0.5, 1, 2], "warmup_steps": [400, 800]},      every combination, or/and
 //    "variants": [{"name": "deep-enc", "encoder_layers": 6, "decoder_layers": 1}, ...],
+//                a variant may also name its own "seeds" and "budget"
 //    "budget":   {"updates": 1000} or {"minutes": 45},                       the same for every run
 //    "seeds":    2 (seeds 1..2) or [1, 7],
 //    "score":    {"average_last": 5, "dev_verses": 400, "beam": [4], "alpha": [0.6, 1.0]}}
@@ -49,6 +50,7 @@ struct SweepRun {
   std::uint64_t seed = 1;
   nlohmann::ordered_json values;   // the varied keys and this run's values, as the file gives them
   nlohmann::ordered_json options;  // the `attn train --config` file (no data paths, no run folder)
+  SweepBudget budget;              // the sweep's, or its variant's own
   int vocabulary_size = 0;         // the shared BPE pieces it trains with
   double parameters = 0;           // the model's parameter count
 };
@@ -69,6 +71,10 @@ struct SweepPlan {
 // grid or variant list that asks for zero runs, a key both varied and given by a variant).
 SweepPlan parse_sweep(const nlohmann::ordered_json& file, const std::string& source);
 SweepPlan read_sweep_file(const std::string& path);
+
+// Every run trains with one given vocabulary of `size` pieces (`file`): throws Error naming a run
+// whose vocabulary_size differs.
+void check_vocabulary_size(const SweepPlan& plan, int size, const std::string& file);
 
 // Writes RUN/sweep.json (the file as read) and each run's RUN/runs/<name>/options.json. A folder
 // planned before from another sweep file is refused, naming both: its finished runs would not

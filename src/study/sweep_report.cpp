@@ -35,6 +35,10 @@ std::string first_line_of(const fs::path& file) {
   return last;
 }
 
+std::string budget_text(const SweepBudget& b) {
+  return b.updates > 0 ? std::to_string(b.updates) + " updates" : fixed(b.minutes, 1) + " minutes of training";
+}
+
 bool all_numeric(const std::vector<Json>& values) {
   return std::all_of(values.begin(), values.end(), [](const Json& v) { return v.is_number(); });
 }
@@ -165,9 +169,12 @@ SweepReportText sweep_report(const SweepPlan& plan, const std::map<std::string, 
   std::ostringstream md;
   md << "# " << (plan.title.empty() ? "Sweep" : plan.title) << "\n\n";
   if (!setup.empty()) md << setup << "\n";
-  md << "Every run: "
-     << (plan.budget.updates > 0 ? std::to_string(plan.budget.updates) + " updates"
-                                 : fixed(plan.budget.minutes, 1) + " minutes of training")
+  std::string own;  // the variants with a budget of their own
+  for (const auto& run : plan.runs)
+    if ((run.budget.updates != plan.budget.updates || run.budget.minutes != plan.budget.minutes) &&
+        own.find(run.point + ": ") == std::string::npos)
+      own += (own.empty() ? "" : ", ") + run.point + ": " + budget_text(run.budget);
+  md << "Every run: " << budget_text(plan.budget) << (own.empty() ? "" : " (" + own + ")")
      << "; scored on the dev verses: perplexity per target subword over every dev verse, BLEU and chrF2 of "
      << (plan.scoring.dev_verses > 0 ? "the first " + std::to_string(plan.scoring.dev_verses) : std::string("all"))
      << " dev verses translated with ";
@@ -331,7 +338,7 @@ SweepReportText sweep_report(const SweepPlan& plan, const std::map<std::string, 
   return out;
 }
 
-SweepReportCounts write_sweep_report(const fs::path& run, const std::string& setup) {
+SweepReportCounts write_sweep_report(const fs::path& run, const std::string& setup, const std::string& report) {
   const SweepPlan plan = read_planned_sweep(run);
   std::map<std::string, SweepRunResult> results;
   SweepReportCounts counts;
@@ -350,7 +357,7 @@ SweepReportCounts write_sweep_report(const fs::path& run, const std::string& set
     write_file_atomic(run / fs::path(name).replace_extension(".png"),
                       inspect::render_png(svg, 1.5, (run / name).string()));
   }
-  write_file_atomic(run / "report.md", text.markdown);
+  write_file_atomic(run / report, text.markdown);
   return counts;
 }
 

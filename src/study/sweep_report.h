@@ -63,12 +63,13 @@ struct SweepReportText {
 SweepReportText sweep_report(const SweepPlan& plan, const std::map<std::string, SweepRunResult>& results,
                              const std::string& setup);
 
-// Reads every run of the sweep in RUN and writes RUN/report.md and RUN/knob-<key>.{svg,png};
+// Reads every run of the sweep in RUN and writes RUN/<report> (report.md) and RUN/knob-<key>.{svg,png};
 // `setup` (Markdown about the data and the machine) goes after the title. Returns the finished
 // and diverged counts.
 struct SweepReportCounts {
   int runs = 0, finished = 0, diverged = 0;
 };
-SweepReportCounts write_sweep_report(const std::filesystem::path& run, const std::string& setup);
+SweepReportCounts write_sweep_report(const std::filesystem::path& run, const std::string& setup,
+                                     const std::string& report = "report.md");
 
 }  // namespace attn::study

@@ -152,27 +152,51 @@ std::vector<Table3Run> table3_plan(const std::vector<std::string>& ids, const st
   return plan;
 }
 
-nlohmann::json train_options(const Table3Run& run, const Table3Training& training) {
-  nlohmann::json j = run.model;
-  // Not options of attn train: every row keeps the default epsilon, the vocabulary gives the size.
-  j.erase("layernorm_eps");
-  j.erase("vocab_size");
-  j["seed"] = run.seed;
-  j["batch_tokens"] = training.batch_tokens;
-  j["warmup_steps"] = training.warmup_steps;
-  j["lr_scale"] = training.lr_scale;
-  j["max_steps"] = run.steps;
-  j["threads"] = training.threads;
-  j["precision"] = "fp32";
-  // One validation, at the last update: the dev perplexity of the trained model.
-  j["valid_every"] = run.steps;
-  j["valid_translate"] = 0;
-  j["early_stopping"] = 0;
-  j["save_every"] = std::max(1, run.steps / 5);
-  j["save_every_minutes"] = 1.0;
-  j["keep_checkpoints"] = 2;
-  j["log_every"] = std::max(1, run.steps / 10);
-  return j;
+std::string sweep_run_name(const Table3Run& run) { return run.row->id + ".seed" + std::to_string(run.seed); }
+
+nlohmann::ordered_json table3_sweep(const std::vector<Table3Run>& plan, const Table3Training& training,
+                                    int vocabulary_size) {
+  using Json = nlohmann::ordered_json;
+  Json base;
+  base["precision"] = "fp32";
+  base["batch_tokens"] = training.batch_tokens;
+  base["warmup_steps"] = training.warmup_steps;
+  base["lr_scale"] = training.lr_scale;
+  // One validation, at the last update (the rows' updates are multiples of base's).
+  base["valid_every"] = training.steps;
+  base["valid_translate"] = 0;
+  base["early_stopping"] = 0;
+  base["save_every"] = std::max(1, training.steps / 5);
+  base["save_every_minutes"] = 1.0;
+  base["keep_checkpoints"] = 2;
+  base["log_every"] = std::max(1, training.steps / 10);
+  base["vocabulary_size"] = vocabulary_size;
+  Json variants = Json::array();
+  for (const auto& run : plan) {
+    auto it = std::find_if(variants.begin(), variants.end(), [&](const Json& v) { return v["name"] == run.row->id; });
+    if (it != variants.end()) {
+      (*it)["seeds"].push_back(run.seed);
+      continue;
+    }
+    Json v;
+    v["name"] = run.row->id;
+    // Every model key: the sweep's base preset plays no part. Not options of attn train: every row
+    // keeps the default epsilon, the vocabulary gives the size.
+    nlohmann::json model = run.model;
+    model.erase("layernorm_eps");
+    model.erase("vocab_size");
+    for (auto m = model.begin(); m != model.end(); ++m) v[m.key()] = m.value();
+    v["seeds"] = Json::array({run.seed});
+    if (run.steps != training.steps) v["budget"] = Json{{"updates", run.steps}};
+    variants.push_back(v);
+  }
+  Json f;
+  f["title"] = "The paper's Table 3 at small scale: every run";
+  f["base"] = base;
+  f["variants"] = variants;
+  f["budget"] = Json{{"updates", training.steps}};
+  f["score"] = Json{{"average_last", 1}, {"dev_verses", training.bleu_verses}, {"beam", 4}, {"alpha", 0.6}};
+  return f;
 }
 
 }  // namespace attn::study

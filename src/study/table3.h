@@ -53,11 +53,11 @@ struct Table3Training {
   int warmup_steps = 200;   // the paper's schedule, warmup shortened with the run
   double lr_scale = 0.5;    // on the paper's d_model^-0.5 rate: its peak after a short warmup is too
                             // high for a model this small (the loss stays on the unigram plateau)
-  int threads = 0;          // 0: all cores
   int bleu_verses = 400;    // the first N dev verses are translated for BLEU (0: all of them)
 };
 
-// One run of the plan: a row with a seed. Its folder name is "<id>" for seed 1, "<id>-seed<k>".
+// One run of the plan: a row with a seed, named "<id>" for seed 1, "<id>-seed<k>" in the report; its
+// folder is the sweep's, runs/<id>.seed<k>.
 struct Table3Run {
   std::string name;
   const Table3Row* row = nullptr;
@@ -72,8 +72,15 @@ struct Table3Run {
 std::vector<Table3Run> table3_plan(const std::vector<std::string>& ids, const std::vector<std::string>& second_seed_ids,
                                    const Table3Scale& scale, const Table3Training& training);
 
-// The options file of a run for `attn train --config` (model, schedule, seed, batches, a single
-// validation at the last update); the data paths and the run folder are given on the command line.
-nlohmann::json train_options(const Table3Run& run, const Table3Training& training);
+// The study as a sweep file (study/sweep.h) that scripts/sweep runs: the training every row shares as
+// the base (schedule, batches, fp32, a validation at the last update), one variant per row named by
+// its id with the row's model, its seeds (1, and 2 for the rows asked for) and, for big, its own
+// budget; scored by the last model (no averaging, as the paper for Table 3) on the first
+// bleu_verses dev verses with beam 4 and α 0.6.
+nlohmann::ordered_json table3_sweep(const std::vector<Table3Run>& plan, const Table3Training& training,
+                                    int vocabulary_size);
+
+// The sweep's name of a run: "<id>.seed<k>", its folder under runs/.
+std::string sweep_run_name(const Table3Run& run);
 
 }  // namespace attn::study

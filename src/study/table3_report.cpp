@@ -3,13 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
 #include "core/error.h"
-#include "core/json_file.h"
-#include "eval/sacrebleu_json.h"
 #include "inspect/svg_chart.h"
+#include "study/sweep_report.h"
 
 namespace attn::study {
 namespace {
@@ -22,20 +20,6 @@ std::string fixed(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
-}
-
-nlohmann::json parse_line(const std::string& text, const fs::path& file, int line) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(file.string() + ":" + std::to_string(line) + ": not a JSON record (" + e.what() + ")");
-  }
-}
-
-double number_at(const nlohmann::json& j, const char* key, const fs::path& file, int line) {
-  if (!j.contains(key) || !j.at(key).is_number() || !std::isfinite(j.at(key).get<double>()))
-    throw Error(file.string() + ":" + std::to_string(line) + ": '" + key + "' is not a finite number");
-  return j.at(key).get<double>();
 }
 
 // The cells of the row that differ from `base`, at our scale, as the paper writes them.
@@ -89,42 +73,19 @@ TrendVerdict worse(const Table3Results& r, double spread, std::string claim, con
 
 }  // namespace
 
-std::optional<RunResult> read_run_result(const fs::path& folder, int steps) {
-  const fs::path bleu_file = folder / "dev.bleu.json", log_file = folder / "train" / "train.jsonl";
-  if (!fs::exists(bleu_file)) return std::nullopt;
+std::optional<RunResult> read_run_result(const fs::path& study, const SweepPlan& sweep, const Table3Run& run) {
+  const fs::path folder = study / "runs" / sweep_run_name(run);
+  if (!fs::exists(folder)) return std::nullopt;
+  const SweepRunResult r = read_sweep_run(folder, sweep);
+  if (r.status == SweepRunResult::Status::diverged)
+    throw Error(folder.string() + ": the training diverged (" + r.diverged_message + ")");
+  if (r.status != SweepRunResult::Status::finished) return std::nullopt;
   RunResult out;
-  out.steps = steps;
-  bool found = false;
-  for (const eval::ScoreRecord& score : eval::read_score_file(bleu_file))
-    if (score.name == "BLEU") out.dev_bleu = score.score, found = true;
-  if (!found) throw Error(bleu_file.string() + ": no BLEU score (expected the output of attn bleu --json)");
-  std::ifstream in(log_file);
-  if (!in) throw Error(log_file.string() + ": cannot open (the run's training log)");
-  std::vector<double> speeds;
-  bool valid_found = false;
-  std::string text;
-  for (int line = 1; std::getline(in, text); ++line) {
-    if (text.empty()) continue;
-    const nlohmann::json j = parse_line(text, log_file, line);
-    const std::string type = j.value("type", "");
-    if (type == "train" && j.contains("tokens_per_second"))
-      speeds.push_back(number_at(j, "tokens_per_second", log_file, line));
-    if (type == "valid" && j.value("step", -1) == steps) {
-      out.dev_cross_entropy = number_at(j, "cross_entropy", log_file, line);
-      valid_found = true;
-    }
-  }
-  if (!valid_found)
-    throw Error(log_file.string() + ": no validation at step " + std::to_string(steps) +
-                " (the run stopped early, or was trained with other options)");
-  out.dev_ppl = std::exp(out.dev_cross_entropy);
-  if (!speeds.empty()) {
-    // The first record includes the start-up; the median of the rest is the steady speed.
-    if (speeds.size() >= 2) speeds.erase(speeds.begin());
-    std::sort(speeds.begin(), speeds.end());
-    const std::size_t n = speeds.size();
-    out.tokens_per_second = n % 2 ? speeds[n / 2] : (speeds[n / 2 - 1] + speeds[n / 2]) / 2;
-  }
+  out.dev_cross_entropy = r.dev_cross_entropy;
+  out.dev_ppl = r.dev_ppl;
+  out.dev_bleu = r.decodings.at(sweep.scoring.decodings.front().label()).bleu;
+  out.tokens_per_second = r.tokens_per_second;
+  out.steps = static_cast<int>(r.updates);
   return out;
 }
 
@@ -277,13 +238,13 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
      << "Each run trains for the same number of updates (" << training.steps << ", batches of " << training.batch_tokens
      << " source and " << training.batch_tokens << " target tokens, the paper's learning rate times "
      << fixed(training.lr_scale, 2) << " with warmup " << training.warmup_steps
-     << ", fp32) from its seed, is validated once at its last update (dev perplexity over every dev verse, without "
-        "label smoothing), and its last model translates "
+     << ", fp32) from its seed; its last model is scored on every dev verse (perplexity by forced decoding, "
+        "without label smoothing) and translates "
      << (training.bleu_verses > 0 ? "the first " + std::to_string(training.bleu_verses) + " dev verses"
                                   : "the dev verses")
      << " with beam 4 and α 0.6, scored by attn bleu (sacreBLEU's BLEU). No checkpoint averaging, as the paper for "
-        "Table 3. Every run's options are in "
-        "`runs/<run>/options.json`.\n";
+        "Table 3. The study is a sweep (docs/sweep.md): every run's options are in "
+        "`runs/<row>.seed<k>/options.json`, and `sweep.md` lists every run as the sweep's report.\n";
   out.markdown = md.str();
   return out;
 }

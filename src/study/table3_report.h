@@ -8,24 +8,25 @@
 #include <string>
 #include <vector>
 
+#include "study/sweep.h"
 #include "study/table3.h"
 
 namespace attn::study {
 
-// What one finished run measured. A run is finished when its folder holds dev.bleu.json (written
-// last, by scripts/table3, after the training and the beam search over the dev set).
+// What one finished run measured.
 struct RunResult {
-  double dev_cross_entropy = 0;  // nats per target subword, no label smoothing, at the last update
+  double dev_cross_entropy = 0;  // nats per target subword over every dev verse, the last model
   double dev_ppl = 0;            // exp(dev_cross_entropy)
   double dev_bleu = 0;           // sacreBLEU's score of the beam-4 translation of the dev verses
   double tokens_per_second = 0;  // median of the training log's records (target tokens)
-  int steps = 0;                 // the update of the dev measurement
+  int steps = 0;                 // the updates it trained
 };
 
-// Reads <run_folder>/train/train.jsonl and <run_folder>/dev.bleu.json; nullopt when the run has
-// not finished. Throws Error naming the file and line for a log or score that cannot be read, or a
-// log without a validation at `steps`.
-std::optional<RunResult> read_run_result(const std::filesystem::path& run_folder, int steps);
+// What the run of the study's sweep (scripts/sweep fills study/runs/<id>.seed<k>, study/sweep_report.h)
+// measured; nullopt while it has not finished. Throws Error naming the file of anything that cannot
+// be read, and for a diverged run.
+std::optional<RunResult> read_run_result(const std::filesystem::path& study, const SweepPlan& sweep,
+                                         const Table3Run& run);
 
 struct Table3Results {
   std::vector<Table3Run> plan;

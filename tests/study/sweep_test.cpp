@@ -113,6 +113,36 @@ TEST(SweepPlan, SeedsBudgetScoringAndVocabulary) {
   EXPECT_TRUE(one.knobs.empty());
 }
 
+// A variant may have its own seeds and budget (Table 3: big trains 3x as long, second seeds for
+// some rows only); everything else keeps the sweep's.
+TEST(SweepPlan, AVariantMayNameItsOwnSeedsAndBudget) {
+  const SweepPlan p = parse(R"({"base": {"preset": "tiny"},
+    "variants": [{"name": "a"}, {"name": "b", "seeds": [1, 2], "budget": {"updates": 30}, "dropout": 0.2}],
+    "budget": {"updates": 10}, "seeds": 1})");
+  ASSERT_EQ(p.runs.size(), 3u);
+  EXPECT_EQ(p.runs[0].name, "a.seed1");
+  EXPECT_EQ(p.runs[0].options.at("max_steps"), 10);
+  EXPECT_EQ(p.runs[2].name, "b.seed2");
+  EXPECT_EQ(p.runs[2].options.at("max_steps"), 30);
+  EXPECT_EQ(p.runs[2].budget.updates, 30);
+  EXPECT_FALSE(p.runs[2].options.contains("seeds"));
+  EXPECT_FALSE(p.runs[2].options.contains("budget"));
+  EXPECT_EQ(p.runs[2].options.at("dropout"), 0.2);
+  EXPECT_NE(message_of([] {
+              parse(R"({"variants": [{"name": "b", "seeds": []}], "budget": {"updates": 1}})");
+            }).find("variant \"b\": seeds' is an empty list"),
+            std::string::npos);
+  EXPECT_NE(message_of([] {
+              parse(R"({"variants": [{"name": "b", "budget": {"steps": 3}}], "budget": {"updates": 1}})");
+            }).find("variant \"b\": budget' must be {\"updates\": N} or"),
+            std::string::npos);
+  const fs::path dir = testing::fresh_temp_dir("sweep_own_budget");
+  write_sweep_plan(p, dir);
+  write_sweep_report(dir, "");
+  EXPECT_NE(slurp(dir / "report.md").find("Every run: 10 updates (b: 30 updates);"), std::string::npos)
+      << slurp(dir / "report.md");
+}
+
 TEST(SweepPlan, BadFilesAreRefusedNamingTheFileAndKey) {
   const std::string ok_budget = R"("budget": {"updates": 10})";
   auto err = [&](const std::string& text) { return message_of([&] { parse(text); }); };

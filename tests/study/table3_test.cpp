@@ -18,6 +18,7 @@
 
 #include "common/temp_dir.h"
 #include "core/error.h"
+#include "study/sweep.h"
 #include "study/table3.h"
 #include "study/table3_report.h"
 
@@ -195,14 +196,24 @@ TEST(Table3, PlanRunsEveryRowButBigThenSecondSeeds) {
             std::string::npos);
 }
 
-// The options file is read by the real `attn train`: every key accepted, the model as planned.
-TEST(Table3, TrainOptionsAreAcceptedByAttnTrain) {
+// The study is a sweep: one variant per row (named by its id) with the row's model and seeds, the
+// shared training as the base, big with its own 3x budget; every run's options are read by the
+// real `attn train`, every key accepted, the model as planned.
+TEST(Table3, TheStudyIsASweepOfItsRows) {
   const fs::path dir = fresh_dir("options");
   Table3Training training;
-  const auto plan = table3_plan({"A1", "D4", "E1"}, {"A1"}, {}, training);
+  const auto plan = table3_plan({"A1", "D4", "E1", "big"}, {"A1"}, {}, training);
+  const SweepPlan sweep = parse_sweep(table3_sweep(plan, training, 8000), "table3-sweep.json");
+  ASSERT_EQ(sweep.runs.size(), plan.size());
   for (const auto& run : plan) {
-    const fs::path file = dir / (run.name + ".json");
-    write(file, train_options(run, training).dump());
+    auto it = std::find_if(sweep.runs.begin(), sweep.runs.end(),
+                           [&](const SweepRun& r) { return r.name == sweep_run_name(run); });
+    ASSERT_NE(it, sweep.runs.end()) << sweep_run_name(run);
+    EXPECT_EQ(it->name, run.row->id + ".seed" + std::to_string(run.seed));
+    EXPECT_EQ(it->options.at("max_steps"), run.steps);
+    EXPECT_EQ(it->parameters, run.model.parameter_count());
+    const fs::path file = dir / (it->name + ".json");
+    write(file, it->options.dump());
     const std::string out = (dir / "out.json").string();
     ASSERT_EQ(std::system(
                   (std::string(ATTN_BINARY) + " train --config " + file.string() + " --dump-config > " + out + " 2>&1")
@@ -213,72 +224,81 @@ TEST(Table3, TrainOptionsAreAcceptedByAttnTrain) {
     const auto j = nlohmann::json::parse(in);
     EXPECT_EQ(j.at("heads"), run.model.heads);
     EXPECT_EQ(j.at("d_k"), run.model.d_k);
+    EXPECT_EQ(j.at("d_model"), run.model.d_model);
     EXPECT_EQ(j.at("encoder_layers"), run.model.encoder_layers);
+    EXPECT_NEAR(j.at("dropout").get<double>(), run.model.dropout, 1e-7);
     EXPECT_NEAR(j.at("label_smoothing").get<double>(), run.model.label_smoothing, 1e-7);
     EXPECT_EQ(j.at("positions"), run.model.positions == PositionEncoding::Learned ? "learned" : "sinusoidal");
     EXPECT_EQ(j.at("seed"), run.seed);
-    EXPECT_EQ(j.at("max_steps"), 800);
-    EXPECT_EQ(j.at("valid_every"), 800);
+    EXPECT_EQ(j.at("max_steps"), run.steps);
+    EXPECT_EQ(j.at("valid_every"), 800);  // big (2400) validates at 800, 1600 and its last update
     EXPECT_EQ(j.at("batch_tokens"), training.batch_tokens);
+    EXPECT_EQ(j.at("precision"), "fp32");
   }
+  EXPECT_EQ(sweep.scoring.average_last, 1);  // no averaging, as the paper for Table 3
+  EXPECT_EQ(sweep.scoring.dev_verses, 400);
+  ASSERT_EQ(sweep.scoring.decodings.size(), 1u);
+  EXPECT_EQ(sweep.scoring.decodings[0].label(), "beam4-alpha0.6");
   fs::remove_all(dir);
 }
 
-// A run folder as scripts/table3 leaves it: the training log and attn bleu's JSON.
-void fake_run(const fs::path& study, const std::string& name, double cross_entropy, double bleu,
-              const std::vector<double>& speeds, int steps = 800) {
+// A finished run's folder as scripts/sweep leaves it: the training log, attn score's table (two
+// verses, cross-entropy `ce` per token) and attn bleu's JSON.
+void fake_run(const fs::path& study, const std::string& name, double ce, double bleu,
+              const std::vector<double>& speeds) {
   std::ostringstream log;
   log.precision(17);
   int step = 0;
-  for (double s : speeds)
-    log << R"({"type":"train","step":)" << (step += 50) << R"(,"loss":6.0,"tokens_per_second":)" << s << "}\n";
-  log << R"({"type":"valid","step":)" << steps << R"(,"cross_entropy":)" << cross_entropy << R"(,"loss":9.9})"
-      << "\n";
+  for (double s : speeds) {
+    step += 400;
+    log << R"({"type":"train","step":)" << step << R"(,"loss":6.0,"tokens_per_second":)" << s
+        << R"(,"elapsed_seconds":)" << step << "}\n";
+  }
   write(study / "runs" / name / "train" / "train.jsonl", log.str());
-  write(study / "runs" / name / "dev.bleu.json",
+  std::ostringstream tsv;
+  tsv.precision(17);
+  tsv << "line\tlog_prob\ttokens\tppl\n1\t" << -3 * ce << "\t3\t1\n2\t" << -5 * ce << "\t5\t1\n";
+  write(study / "runs" / name / "dev.score.tsv", tsv.str());
+  write(study / "runs" / name / "dev.beam4-alpha0.6.json",
         R"([{"name":"BLEU","score":)" + std::to_string(bleu) + R"(},{"name":"chrF2","score":40.0}])");
+  write(study / "runs" / name / "finished", "");
 }
 
 TEST(Table3Report, ReadsWhatARunMeasured) {
   const fs::path dir = fresh_dir("read");
-  EXPECT_FALSE(read_run_result(dir / "runs" / "base", 800).has_value());  // not finished
-  fake_run(dir, "base", std::log(150.0), 3.25, {900, 5000, 4000, 6000});
-  const auto r = read_run_result(dir / "runs" / "base", 800);
+  const auto plan = table3_plan({"base"}, {"base"}, {}, {});
+  const SweepPlan sweep = parse_sweep(table3_sweep(plan, {}, 8000), "table3-sweep.json");
+  EXPECT_FALSE(read_run_result(dir, sweep, plan[0]).has_value());  // not started
+  fake_run(dir, "base.seed1", std::log(150.0), 3.25, {900, 5000, 4000, 6000});
+  const auto r = read_run_result(dir, sweep, plan[0]);
   ASSERT_TRUE(r.has_value());
   EXPECT_NEAR(r->dev_ppl, 150.0, 1e-9);
   EXPECT_DOUBLE_EQ(r->dev_bleu, 3.25);
   EXPECT_DOUBLE_EQ(r->tokens_per_second, 5000);  // median of 4000, 5000, 6000 (the first, start-up, left out)
-  fake_run(dir, "even", std::log(150.0), 3.25, {900, 3000, 4000});  // median of an even count: the mean of two
-  EXPECT_DOUBLE_EQ(read_run_result(dir / "runs" / "even", 800)->tokens_per_second, 3500);
+  EXPECT_EQ(r->steps, 1600);
+  fs::remove(dir / "runs" / "base.seed1" / "finished");
+  EXPECT_FALSE(read_run_result(dir, sweep, plan[0]).has_value());  // still scoring
+  write(dir / "runs" / "base.seed2" / "train" / "train.jsonl", "");
+  write(dir / "runs" / "base.seed2" / "diverged.txt", "attn: error: training diverged at update 3: ...\n");
   EXPECT_NE(
-      message_of([&] { read_run_result(dir / "runs" / "base", 400); }).find("train.jsonl: no validation at step 400"),
+      message_of([&] { read_run_result(dir, sweep, plan[1]); }).find("the training diverged (attn: error: training"),
       std::string::npos);
-  write(dir / "runs" / "base" / "train" / "train.jsonl", "{\"type\":\"train\"}\n{oops\n");
-  EXPECT_NE(message_of([&] { read_run_result(dir / "runs" / "base", 800); }).find("train.jsonl:2: not a JSON record"),
-            std::string::npos);
-  write(dir / "runs" / "base" / "dev.bleu.json", "[]");
-  EXPECT_NE(message_of([&] { read_run_result(dir / "runs" / "base", 800); }).find("dev.bleu.json: no BLEU score"),
-            std::string::npos);
   fs::remove_all(dir);
 }
 
-Table3Results hand_results(const fs::path& dir) {
+Table3Results hand_results() {
   Table3Results r;
   r.plan = table3_plan({"base", "A1", "A2", "A3", "A4", "D1", "D3", "E1"}, {"base"}, {}, {});
   // Perplexities chosen by hand: base's two seeds differ by 2% (100 and 102).
   const std::vector<std::pair<std::string, double>> ppl = {{"base", 100}, {"base-seed2", 102}, {"A1", 110},
                                                            {"A2", 99},    {"A3", 98},          {"A4", 99},
                                                            {"D1", 90},    {"D3", 95},          {"E1", 101}};
-  for (const auto& [name, p] : ppl) {
-    fake_run(dir, name, std::log(p), 2.0, {5000});
-    r.results[name] = *read_run_result(dir / "runs" / name, 800);
-  }
+  for (const auto& [name, p] : ppl) r.results[name] = RunResult{std::log(p), p, 2.0, 5000, 800};
   return r;
 }
 
 TEST(Table3Report, TrendVerdictsWeighDifferencesAgainstTheSeedSpread) {
-  const fs::path dir = fresh_dir("verdicts");
-  const Table3Results r = hand_results(dir);
+  const Table3Results r = hand_results();
   EXPECT_NEAR(seed_spread(r), 0.02, 1e-9);
   std::map<std::string, TrendVerdict> by_claim;
   for (const auto& v : trend_verdicts(r)) by_claim[v.claim] = v;
@@ -292,12 +312,10 @@ TEST(Table3Report, TrendVerdictsWeighDifferencesAgainstTheSeedSpread) {
   EXPECT_EQ(by_claim.at("label smoothing hurts perplexity (D: ε_ls 0.1 against 0.0)").verdict, "holds");  // +5.3%
   EXPECT_EQ(by_claim.at("learned positions are as good as sinusoids (E)").verdict, "holds");              // +1%
   EXPECT_EQ(by_claim.at("deeper is better (C: N=2 against base's 6)").verdict, "not run");
-  fs::remove_all(dir);
 }
 
 TEST(Table3Report, TableAndChartsCarryOursAndThePapers) {
-  const fs::path dir = fresh_dir("report");
-  const Table3Results r = hand_results(dir);
+  const Table3Results r = hand_results();
   const auto text = table3_report(r, {}, {}, "setup text\n");
   const std::string& md = text.markdown;
   EXPECT_NE(md.find("setup text"), std::string::npos);
@@ -325,7 +343,6 @@ TEST(Table3Report, TableAndChartsCarryOursAndThePapers) {
   EXPECT_NE(table3_report(partial, {}, {}, "")
                 .markdown.find("| A4 | h=32, d_k=d_v=16 | h=32, d_k=d_v=4 | 800 | 2.41M | not run |"),
             std::string::npos);
-  fs::remove_all(dir);
 }
 
 }  // namespace
@@ -386,25 +403,27 @@ TEST(Table3Script, RunsKeepsResumesAndRefusesAnotherPlan) {
     EXPECT_TRUE(fs::exists(dir / "study" / (std::string("group-") + g + ".svg"))) << g;
     EXPECT_EQ(slurp(std::string("study/group-") + g + ".png").substr(1, 3), "PNG") << g;
   }
-  const auto a1_bleu = dir / "study" / "runs" / "A1" / "dev.bleu.json";
-  const auto finished_at = fs::last_write_time(a1_bleu);
+  // The study is a sweep: its runs are scripts/sweep's folders, its list of runs sweep.md.
+  EXPECT_NE(slurp("study/sweep.md").find("| A1.seed1 | A1 | 1 |"), std::string::npos) << slurp("study/sweep.md");
+  const auto a1_finished = dir / "study" / "runs" / "A1.seed1" / "finished";
+  const auto finished_at = fs::last_write_time(a1_finished);
 
   // Again: nothing is trained twice.
   ASSERT_EQ(sh(script + " --steps 3", "second.log"), 0) << slurp("second.log");
   const std::string second = slurp("second.log");
   for (const char* kept :
-       {"base: finished earlier, kept", "A1: finished earlier, kept", "base-seed2: finished earlier, kept"})
+       {"base.seed1: done earlier, kept", "A1.seed1: done earlier, kept", "base.seed2: done earlier, kept"})
     EXPECT_NE(second.find(kept), std::string::npos) << second;
   EXPECT_EQ(second.find("training stopped"), std::string::npos) << second;
-  EXPECT_EQ(fs::last_write_time(a1_bleu), finished_at);
+  EXPECT_EQ(fs::last_write_time(a1_finished), finished_at);
 
   // A row whose scoring did not finish resumes from its checkpoint instead of training again.
-  fs::remove(a1_bleu);
+  fs::remove(a1_finished);
   ASSERT_EQ(sh(script + " --steps 3", "third.log"), 0) << slurp("third.log");
   const std::string third = slurp("third.log");
   EXPECT_NE(third.find("resuming from"), std::string::npos) << third;
-  EXPECT_NE(third.find("base-seed2: finished earlier, kept"), std::string::npos) << third;
-  EXPECT_TRUE(fs::exists(a1_bleu));
+  EXPECT_NE(third.find("base.seed2: done earlier, kept"), std::string::npos) << third;
+  EXPECT_TRUE(fs::exists(a1_finished));
 
   // Other settings in the same folder would mix incomparable runs: refused, nothing touched.
   EXPECT_NE(sh(script + " --steps 4", "fourth.log"), 0);
@@ -427,7 +446,7 @@ TEST(Table3Script, AStopSignalSavesACheckpointAndTheNextRunResumes) {
                    " > stop.log 2>&1 & echo $! > script.pid; wait $!; echo $? > script.status) > /dev/null 2>&1 &")
                       .c_str()),
       0);
-  const fs::path checkpoints = dir / "study" / "runs" / "base" / "train" / "checkpoints";
+  const fs::path checkpoints = dir / "study" / "runs" / "base.seed1" / "train" / "checkpoints";
   auto checkpoint_count = [&] {
     int n = 0;
     if (fs::exists(checkpoints))
@@ -451,14 +470,14 @@ TEST(Table3Script, AStopSignalSavesACheckpointAndTheNextRunResumes) {
   EXPECT_NE(log.find("table3: stopped; run scripts/table3 again with the same options to go on"), std::string::npos)
       << log;
   EXPECT_EQ(checkpoint_count(), 2) << log;  // the one written on the way out
-  EXPECT_FALSE(fs::exists(dir / "study" / "runs" / "base" / "dev.bleu.json"));
+  EXPECT_FALSE(fs::exists(dir / "study" / "runs" / "base.seed1" / "finished"));
 
   ASSERT_EQ(std::system(("cd " + dir.string() + " && " + script + " > again.log 2>&1").c_str()), 0)
       << slurp("again.log");
   const std::string again = slurp("again.log");
   EXPECT_NE(again.find("resuming from"), std::string::npos) << again;
   EXPECT_NE(again.find("training stopped (max_steps) at step 100"), std::string::npos) << again;
-  EXPECT_TRUE(fs::exists(dir / "study" / "runs" / "base" / "dev.bleu.json"));
+  EXPECT_TRUE(fs::exists(dir / "study" / "runs" / "base.seed1" / "finished"));
   fs::remove_all(dir);
 }
 
