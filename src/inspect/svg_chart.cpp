@@ -63,15 +63,22 @@ std::string escape(const std::string& s) {
 std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOptions& o) {
   Range x, left, right;
   auto xv = [&](double v) { return o.log2_x ? std::log2(v) : v; };
+  const double categories = static_cast<double>(o.x_categories.size());
+  auto category = [&](double v) { return v >= 1 && v <= categories && v == std::floor(v); };
   for (const auto& s : series)
     for (const auto& [px, py] : s.points) {
+      if (!o.x_categories.empty() && !category(px))
+        throw Error("chart '" + o.title + "', series '" + s.label + "': x " + fmt(px) + " is not one of the " +
+                    fmt(categories) + " categories");
       if (!std::isfinite(px) || !std::isfinite(py) || (o.log2_x && !(px > 0)))
         throw Error("chart '" + o.title + "', series '" + s.label + "': point (" + fmt(px) + ", " + fmt(py) +
                     ") cannot be drawn" + (o.log2_x ? " on a logarithmic x axis (x must be > 0)" : ""));
       x.add(xv(px));
       (s.right_axis ? right : left).add(py);
     }
-  if (o.log2_x)
+  if (!o.x_categories.empty())
+    x = Range{0.5, categories + 0.5};
+  else if (o.log2_x)
     x = x.empty() ? Range{0, 1} : Range{std::floor(x.lo), std::max(std::ceil(x.hi), std::floor(x.lo) + 1)};
   else
     x = nice(x);
@@ -93,12 +100,14 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
                 o.width / 2.0, escape(o.title).c_str());
   svg += buf;
   // Grid and ticks.
-  const double xs = o.log2_x ? 1.0 : tick_step(x, 6), ls = tick_step(left, 5);
-  for (double v = x.lo; v <= x.hi + xs / 2; v += xs) {
+  const double xs = o.log2_x || categories > 0 ? 1.0 : tick_step(x, 6), ls = tick_step(left, 5);
+  for (double v = categories > 0 ? 1.0 : x.lo; v <= x.hi + xs / 2 && (categories == 0 || v <= categories); v += xs) {
+    const std::string label =
+        categories > 0 ? o.x_categories[static_cast<std::size_t>(v) - 1] : fmt(o.log2_x ? std::exp2(v) : v);
     std::snprintf(buf, sizeof buf,
                   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-                  sx(v), mt, sx(v), mt + ph, sx(v), mt + ph + 16, fmt(o.log2_x ? std::exp2(v) : v).c_str());
+                  sx(v), mt, sx(v), mt + ph, sx(v), mt + ph + 16, escape(label).c_str());
     svg += buf;
   }
   for (double v = left.lo; v <= left.hi + ls / 2; v += ls) {

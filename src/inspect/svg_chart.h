@@ -19,6 +19,9 @@ struct ChartOptions {
   int width = 760, height = 380;
   bool log2_x = false;  // x on a base-2 logarithmic axis, ticks at powers of two (x must be > 0:
                         // svg_line_chart throws Error otherwise)
+  // Named categories instead of numbers: x = 1..n are the categories, one tick each, labelled
+  // with its name (x must be one of them: svg_line_chart throws Error otherwise).
+  std::vector<std::string> x_categories;
 };
 
 std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOptions& options);

@@ -265,7 +265,8 @@ SweepReportText sweep_report(const SweepPlan& plan, const std::map<std::string, 
   }
 
   // One chart per varied key: dev BLEU against its values; a line per setting of the other keys
-  // (mean over seeds), the seeds themselves as circles.
+  // (mean over seeds), the seeds themselves as circles. Values that are not numbers (variants) are
+  // categories on the x axis, their means points without a line.
   const std::vector<std::string> colors = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                            "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
   if (!plan.knobs.empty()) md << "\n## Dev BLEU against each varied key\n\n";
@@ -300,7 +301,7 @@ SweepReportText sweep_report(const SweepPlan& plan, const std::map<std::string, 
     for (std::size_t i = 0; i < lines.size(); ++i) {
       const std::string& name = lines[i];
       const std::string color = colors[i % colors.size()];
-      inspect::ChartSeries m{name, color, false, false, true, {}};
+      inspect::ChartSeries m{name, color, false, false, numeric, {}};  // categories: points, no line
       for (const auto& [x, ys] : sums[name]) {
         double s = 0;
         for (double y : ys) s += y;
@@ -324,15 +325,12 @@ SweepReportText sweep_report(const SweepPlan& plan, const std::map<std::string, 
       for (const auto& v : values) lo = std::min(lo, v.get<double>()), hi = std::max(hi, v.get<double>());
       o.log2_x = lo > 0 && hi / lo >= 8;
     } else {
-      o.x_label = knob + " (numbered as below)";
+      o.x_label = knob;
+      for (const auto& v : values) o.x_categories.push_back(value_text(v));
     }
     const std::string file = "knob-" + knob + ".svg";
     out.charts[file] = inspect::svg_line_chart(series, o);
     md << "![dev BLEU against " << knob << "](knob-" << knob << ".png)\n\n";
-    if (!numeric) {
-      for (std::size_t i = 0; i < values.size(); ++i) md << (i ? ", " : "") << i + 1 << " = " << value_text(values[i]);
-      md << "\n\n";
-    }
   }
   out.markdown = md.str();
   return out;

@@ -51,6 +51,23 @@ TEST(SvgChart, DashedLinesAndPointsWithoutALine) {
   EXPECT_NE(svg.find("paper (right)"), std::string::npos);
 }
 
+// Named categories: one tick per category at x = 1..n, labelled (escaped), the axis from 0.5 to
+// n + 0.5; an x that is not a category is refused.
+TEST(SvgChart, CategoriesAreTicksWithTheirNames) {
+  ChartSeries s{"s", "#000", false, false, false, {{1, 0}, {2, 5}, {3, 10}}};
+  ChartOptions o{"t", "variant", "y", ""};
+  o.x_categories = {"small", "lr<2>", "6-1"};
+  const std::string svg = svg_line_chart({s}, o);
+  for (const char* tick : {">small<", ">lr&lt;2&gt;<", ">6-1<"}) EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  EXPECT_EQ(count(svg, "text-anchor=\"middle\">"), 3 + 1 + 1) << svg;  // 3 ticks, the title, the x label
+  // x 0.5..3.5 spans 70..730: category 2 lands in the middle, at 400.
+  EXPECT_NE(svg.find("cx=\"400.0\""), std::string::npos) << svg;
+  ChartSeries off{"s", "#000", false, false, false, {{1.5, 0}}};
+  EXPECT_THROW(svg_line_chart({off}, o), Error);
+  ChartSeries beyond{"s", "#000", false, false, false, {{4, 0}}};
+  EXPECT_THROW(svg_line_chart({beyond}, o), Error);
+}
+
 TEST(SvgChart, PointsThatCannotBeDrawnAreRefused) {
   ChartOptions o{"chart", "x", "y", ""};
   o.log2_x = true;
