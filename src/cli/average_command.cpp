@@ -1,6 +1,7 @@
 // `attn average`: the element-wise mean of the last k checkpoints (the paper averages the last 5
 // for base models and the last 20 for big ones), written as a model folder.
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "cli/commands.h"
@@ -40,7 +41,10 @@ void run(const AverageArguments& args) {
       args.out.empty() ? std::filesystem::path(args.run) / "average" : std::filesystem::path(args.out);
   std::string names;
   for (const auto& p : paths) names += (names.empty() ? "" : ",") + p.filename().string();
-  save_model_directory(out, model, vocabulary, {{"averaged", names}});
+  std::map<std::string, std::string> metadata{{"averaged", names}};
+  add_languages(metadata,
+                {first.options.value("source_lang", std::string()), first.options.value("target_lang", std::string())});
+  save_model_directory(out, model, vocabulary, metadata);
   std::cout << "averaged " << paths.size() << " checkpoints (" << names << ") into " << out.string() << "\n";
 }
 

@@ -1,6 +1,7 @@
 // `attn quantize`: a model folder with int8 weights (docs/model-format.md, "int8 models") from a
 // float32 one: a quarter of the size, and faster to translate with.
 #include <cstdio>
+#include <map>
 #include <memory>
 
 #include "cli/commands.h"
@@ -18,7 +19,9 @@ void run(const QuantizeArguments& args) {
   if (std::filesystem::weakly_canonical(args.model) == std::filesystem::weakly_canonical(args.out))
     throw Error("--out must differ from --model: the float32 model is kept");
   const LoadedModel loaded = load_model_directory(args.model, "int8");
-  save_model_directory(args.out, *loaded.model, *loaded.vocabulary, {{"attn.quantized_from", args.model}});
+  std::map<std::string, std::string> metadata{{"attn.quantized_from", args.model}};
+  add_languages(metadata, loaded.languages);
+  save_model_directory(args.out, *loaded.model, *loaded.vocabulary, metadata);
   const auto in_bytes = std::filesystem::file_size(std::filesystem::path(args.model) / "model.safetensors");
   const auto out_bytes = std::filesystem::file_size(std::filesystem::path(args.out) / "model.safetensors");
   std::fprintf(stderr, "wrote %s: model.safetensors %.1f MB (float32: %.1f MB)\n", args.out.c_str(), out_bytes / 1e6,

@@ -41,6 +41,7 @@ void run(ServeArguments& args) {
   serve::ServeOptions& o = args.options;
   for (const std::string& m : args.models) {
     o.models.push_back(serve::parse_model_spec(m));
+    serve::resolve_languages(o.models.back());
     o.models.back().precision = args.precision;
   }
   if (!args.api_key.empty()) o.api_keys.push_back(args.api_key);
@@ -104,7 +105,9 @@ void add_serve_command(CLI::App& app) {
   serve::ServeOptions& o = args->options;
   CLI::App* sub =
       app.add_subcommand("serve", "HTTP translation service: LibreTranslate's API, attn's /v1 API, a web page");
-  sub->add_option("-m,--model", args->models, "SRC-TGT=DIR, e.g. en-es=runs/en-es/model (repeat for more models)")
+  sub->add_option("-m,--model", args->models,
+                  "SRC-TGT=DIR, e.g. en-es=runs/en-es/model, or DIR for the languages the folder records (repeat for "
+                  "more models)")
       ->required();
   add_precision_option(sub, args->precision);
   sub->add_option("--host", o.host, "address to listen on (0.0.0.0: every interface)")->capture_default_str();

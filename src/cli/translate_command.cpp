@@ -67,7 +67,7 @@ void run(const TranslateArguments& args) {
     align = resolve_alignment(config, options.attention, args.align.layer, args.align_head, args.align.threshold);
   }
   options.export_attention = export_attention || args.alignment;
-  Translator translator(*loaded.model, *loaded.vocabulary, options);
+  BatchTranslator translator(*loaded.model, *loaded.vocabulary, options);
   std::ifstream file;
   if (args.input != "-") {
     file.open(args.input, std::ios::binary);
@@ -90,7 +90,7 @@ void run(const TranslateArguments& args) {
     const std::size_t first = line_number - lines.size() + 1;
     const auto translations = translator.translate(lines);
     for (std::size_t i = 0; i < translations.size(); ++i) {
-      const Translation& t = translations[i];
+      const BatchTranslation& t = translations[i];
       if (t.cropped && ++cropped <= 5)
         std::cerr << "warning: " << in_name << ":" << first + i << ": " << t.source_tokens << " tokens, cropped to "
                   << translator.options().max_input_tokens << "\n";

@@ -1,15 +1,11 @@
 #pragma once
 // Errors a user can act on. Every message about an input names the file, the line and the problem.
 #include <cstddef>
-#include <stdexcept>
 #include <string>
 
-namespace attn {
+#include "attn/error.h"  // class Error, part of the public API
 
-class Error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace attn {
 
 // Throws Error("path:line: problem"). Lines count from 1.
 [[noreturn]] void throw_at(const std::string& path, std::size_t line, const std::string& problem);

@@ -1,5 +1,8 @@
 #include "decode/model_directory.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "model/safetensors.h"
@@ -12,6 +15,39 @@ void save_model_directory(const std::filesystem::path& dir, const Transformer& m
   model.save_parameters(dir / "model.safetensors", metadata);
   save_model_config((dir / "config.json").string(), model.config());
   write_file_atomic(dir / "vocab.model", vocabulary.model_bytes());
+}
+
+bool is_language_code(std::string_view code) {
+  if (code.empty() || code.size() > 32 || !std::isalpha(static_cast<unsigned char>(code.front()))) return false;
+  return std::all_of(code.begin(), code.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+void add_languages(std::map<std::string, std::string>& metadata, const ModelLanguages& languages) {
+  if (!languages.known()) return;
+  metadata["attn.source_lang"] = languages.source;
+  metadata["attn.target_lang"] = languages.target;
+}
+
+namespace {
+
+ModelLanguages languages_of(const SafetensorsFile& file) {
+  ModelLanguages l;
+  const auto& meta = file.metadata();
+  const auto source = meta.find("attn.source_lang"), target = meta.find("attn.target_lang");
+  if (source == meta.end() || target == meta.end()) return l;
+  for (const auto* it : {&source, &target})
+    if (!is_language_code((*it)->second))
+      throw_in(file.path(), "metadata " + (*it)->first + " \"" + (*it)->second + "\" is not a language code");
+  l.source = source->second;
+  l.target = target->second;
+  return l;
+}
+
+}  // namespace
+
+ModelLanguages read_model_languages(const std::filesystem::path& dir) {
+  return languages_of(SafetensorsFile(dir / "model.safetensors", /*header_only=*/true));
 }
 
 std::optional<LoadPrecision> parse_load_precision(const std::string& name) {
@@ -35,8 +71,9 @@ LoadedModel load_model_directory(const std::filesystem::path& dir, const std::st
     throw_in((dir / "config.json").string(), "vocab_size " + std::to_string(config.vocab_size) +
                                                  " does not match vocab.model's " +
                                                  std::to_string(m.vocabulary->size()) + " pieces");
+  const SafetensorsFile file(dir / "model.safetensors", /*header_only=*/true);
+  m.languages = languages_of(file);
   if (!wanted) {  // as the file is: its metadata says so (attn writes it), else its embedding's dtype
-    const SafetensorsFile file(dir / "model.safetensors", /*header_only=*/true);
     const auto it = file.metadata().find("attn.weights");
     const bool int8 = it != file.metadata().end()
                           ? it->second == "int8"

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "data/vocabulary.h"
 #include "model/transformer.h"
@@ -16,9 +17,25 @@ namespace attn {
 void save_model_directory(const std::filesystem::path& dir, const Transformer& model,
                           const data::Vocabulary& vocabulary, const std::map<std::string, std::string>& metadata = {});
 
+// The languages a model translates between, as their codes ("en", "es"); both empty where the
+// folder does not say (folders written before attn recorded them). Kept in model.safetensors'
+// metadata as attn.source_lang and attn.target_lang.
+struct ModelLanguages {
+  std::string source, target;
+  bool known() const { return !source.empty() && !target.empty(); }
+};
+// A language code as attn records and serves it: letters, digits or _, starting with a letter, at
+// most 32 characters (no "-": `attn serve --model SRC-TGT=DIR` separates the two by it).
+bool is_language_code(std::string_view code);
+// Adds the languages to the metadata of a model folder about to be saved (nothing when unknown).
+void add_languages(std::map<std::string, std::string>& metadata, const ModelLanguages& languages);
+// Reads them back from DIR/model.safetensors' header. Throws Error naming the file if it is not one.
+ModelLanguages read_model_languages(const std::filesystem::path& dir);
+
 struct LoadedModel {
   std::unique_ptr<Transformer> model;
   std::unique_ptr<data::Vocabulary> vocabulary;
+  ModelLanguages languages;
 };
 
 // What to run a loaded model in (`--precision`):

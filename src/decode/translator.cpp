@@ -6,7 +6,7 @@
 
 namespace attn {
 
-Translator::Translator(const Transformer& model, const data::Vocabulary& vocabulary, TranslateOptions options)
+BatchTranslator::BatchTranslator(const Transformer& model, const data::Vocabulary& vocabulary, TranslateOptions options)
     : model_(model), vocabulary_(vocabulary), options_(options), decoder_(model) {
   if (options_.max_input_tokens <= 0) options_.max_input_tokens = model.config().max_positions - 1;
   options_.max_input_tokens = std::min(options_.max_input_tokens, model.config().max_positions - 1);
@@ -17,7 +17,7 @@ Translator::Translator(const Transformer& model, const data::Vocabulary& vocabul
   }
 }
 
-std::vector<std::vector<Hypothesis>> Translator::translate_ids(
+std::vector<std::vector<Hypothesis>> BatchTranslator::translate_ids(
     const std::vector<std::vector<std::int32_t>>& sources,
     std::vector<std::vector<inspect::AttentionMatrix>>* attention) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -61,9 +61,9 @@ std::vector<std::vector<Hypothesis>> Translator::translate_ids(
   return out;
 }
 
-std::vector<Translation> Translator::translate(const std::vector<std::string>& lines) {
+std::vector<BatchTranslation> BatchTranslator::translate(const std::vector<std::string>& lines) {
   auto ids = vocabulary_.encode_lines(lines);
-  std::vector<Translation> out(lines.size());
+  std::vector<BatchTranslation> out(lines.size());
   for (std::size_t i = 0; i < ids.size(); ++i) {
     out[i].source_tokens = static_cast<int>(ids[i].size());
     if (static_cast<int>(ids[i].size()) > options_.max_input_tokens) {

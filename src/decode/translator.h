@@ -25,7 +25,7 @@ struct TranslateOptions {
   AttentionSelection attention;   // which attentions (default: every layer and head of cross)
 };
 
-struct Translation {
+struct BatchTranslation {
   std::string text;                      // the best hypothesis
   std::vector<std::string> n_best_text;  // up to n_best hypotheses, best first
   std::vector<Hypothesis> n_best;        // their tokens and scores
@@ -42,11 +42,11 @@ struct TranslateStatistics {
   double seconds = 0;
 };
 
-class Translator {
+class BatchTranslator {
  public:
-  Translator(const Transformer& model, const data::Vocabulary& vocabulary, TranslateOptions options = {});
+  BatchTranslator(const Transformer& model, const data::Vocabulary& vocabulary, TranslateOptions options = {});
 
-  std::vector<Translation> translate(const std::vector<std::string>& lines);
+  std::vector<BatchTranslation> translate(const std::vector<std::string>& lines);
   // Token-level entry point (ids without EOS), same batching. With export_attention and a
   // non-null `attention`, (*attention)[i] receives the best hypothesis' matrices of source i.
   std::vector<std::vector<Hypothesis>> translate_ids(

@@ -21,7 +21,7 @@ struct ChartOptions {
                         // svg_line_chart throws Error otherwise)
   // Named categories instead of numbers: x = 1..n are the categories, one tick each, labelled
   // with its name (x must be one of them: svg_line_chart throws Error otherwise).
-  std::vector<std::string> x_categories;
+  std::vector<std::string> x_categories{};
 };
 
 std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOptions& options);

@@ -14,8 +14,12 @@ struct ModelSpec {
   std::string id() const { return source + "-" + target; }
 };
 
-// "SRC-TGT=DIR" (e.g. "en-es=runs/en-es/model"); throws Error naming the expected form.
+// "SRC-TGT=DIR" (e.g. "en-es=runs/en-es/model"), or "DIR" (languages left empty for
+// resolve_languages); throws Error naming the expected form.
 ModelSpec parse_model_spec(const std::string& text);
+// A spec given as DIR takes the languages its folder records (attn train --source-lang
+// --target-lang); throws Error naming the folder if it is not a model or records none.
+void resolve_languages(ModelSpec& spec);
 
 struct BatchOptions {
   int batch_tokens = 2048;       // source tokens per batch, padding included (as attn translate)

@@ -138,7 +138,7 @@ void TranslationQueue::run(int model, const std::function<void(Transformer&)>& t
   wait(lock, job, deadline);
 }
 
-Translator& TranslationQueue::translator(int model, const JobOptions& options) {
+BatchTranslator& TranslationQueue::translator(int model, const JobOptions& options) {
   const auto key = std::make_pair(model, options.key());
   auto it = translators_.find(key);
   if (it == translators_.end()) {
@@ -150,7 +150,7 @@ Translator& TranslationQueue::translator(int model, const JobOptions& options) {
     t.export_attention = options.export_attention;
     t.attention = options.attention;
     const ServedModel& m = models_[static_cast<std::size_t>(model)];
-    it = translators_.emplace(key, std::make_unique<Translator>(*m.loaded.model, *m.loaded.vocabulary, t)).first;
+    it = translators_.emplace(key, std::make_unique<BatchTranslator>(*m.loaded.model, *m.loaded.vocabulary, t)).first;
   }
   return *it->second;
 }
@@ -253,7 +253,7 @@ void TranslationQueue::translate_batch(std::unique_lock<std::mutex>& lock) {
   std::vector<std::vector<inspect::AttentionMatrix>> attention;
   std::string error;
   try {
-    Translator& t = translator(model, options);
+    BatchTranslator& t = translator(model, options);
     hypotheses = t.translate_ids(sources, options.export_attention ? &attention : nullptr);
   } catch (const std::exception& e) {
     error = e.what();

@@ -4,7 +4,7 @@
 // oldest sentence and, from every request that asks the same model with the same options, the
 // queued sentences of the closest lengths, up to the batch budget (the rule of attn translate's
 // batches: sentences × (longest + 1) <= batch_tokens), waiting at most BatchOptions::wait_ms for
-// company. A batch is translated by the same Translator::translate_ids as `attn translate`.
+// company. A batch is translated by the same BatchTranslator::translate_ids as `attn translate`.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -78,7 +78,7 @@ class TranslationQueue {
   };
   void work();
   void translate_batch(std::unique_lock<std::mutex>& lock);
-  Translator& translator(int model, const JobOptions& options);
+  BatchTranslator& translator(int model, const JobOptions& options);
   void wait(std::unique_lock<std::mutex>& lock, const std::shared_ptr<Job>& job, Clock::time_point deadline);
 
   std::vector<ServedModel>& models_;
@@ -86,7 +86,7 @@ class TranslationQueue {
   int max_queue_;
   int threads_;
   Metrics& metrics_;
-  std::map<std::pair<int, std::string>, std::unique_ptr<Translator>> translators_;  // by (model, options key)
+  std::map<std::pair<int, std::string>, std::unique_ptr<BatchTranslator>> translators_;  // by (model, options key)
 
   mutable std::mutex mutex_;
   std::condition_variable work_ready_, job_done_;

@@ -66,7 +66,12 @@ std::string learning_curve(const TrainingLog& log) {
   }
   std::vector<ChartSeries> series{train_loss, dev_ce};
   if (!dev_bleu.points.empty()) series.push_back(dev_bleu);
-  return inspect::svg_line_chart(series, {"Learning curve", "update step", "nats per target token", "BLEU"});
+  inspect::ChartOptions options;
+  options.title = "Learning curve";
+  options.x_label = "update step";
+  options.left_label = "nats per target token";
+  options.right_label = "BLEU";
+  return inspect::svg_line_chart(series, options);
 }
 
 }  // namespace

@@ -29,6 +29,13 @@ const char* signal_name(int s) {
 
 int stop_signal() { return g_stop_signal.load(); }
 
+void request_stop() {
+  int none = 0;
+  g_stop_signal.compare_exchange_strong(none, SIGINT);
+}
+
+void clear_stop_request() { g_stop_signal = 0; }
+
 StopSignals::StopSignals() {
   sigemptyset(&signals_);
   for (int s : {SIGINT, SIGTERM, SIGUSR1, SIGUSR2}) sigaddset(&signals_, s);

@@ -30,4 +30,10 @@ class StopSignals {
 // The signal that asked the run to stop; 0 while none has.
 int stop_signal();
 
+// A stop asked for by a program rather than a signal (the library's request_training_stop, a
+// progress callback returning false): as a first SIGINT. Lock-free, so safe in a signal handler.
+void request_stop();
+// Forgets any stop asked for, before a new run in the same process.
+void clear_stop_request();
+
 }  // namespace attn

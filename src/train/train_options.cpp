@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/float_decimal.h"
 #include "core/json_file.h"
+#include "decode/model_directory.h"
 #include "kernels/backend.h"
 
 namespace attn {
@@ -22,6 +23,11 @@ std::vector<OptionField> option_fields(TrainOptions& o) {
       {"valid_target", "dev target text", &o.valid_target},
       {"vocabulary", "SentencePiece model shared by source and target (attn vocab train)", &o.vocabulary},
       {"run_dir", "folder for checkpoints, logs and models", &o.run_dir},
+      {"source_lang",
+       "language code of the source text (e.g. en), recorded in the model folders: attn serve --model DIR "
+       "serves them under it",
+       &o.source_lang},
+      {"target_lang", "language code of the target text (e.g. es), recorded with source_lang", &o.target_lang},
       {"max_length", "maximum tokens per side; longer pairs are dropped and counted", &o.max_length},
       {"batch_tokens", "tokens per batch on each side (source, target), padding included", &o.batch_tokens},
       {"accumulate",
@@ -177,6 +183,10 @@ void validate(const TrainOptions& o) {
   need(!o.train_source.empty() && !o.train_target.empty(), "train_source and train_target are required");
   need(!o.vocabulary.empty(), "vocabulary is required (train one with `attn vocab train`)");
   need(o.valid_source.empty() == o.valid_target.empty(), "give both valid_source and valid_target, or neither");
+  need(o.source_lang.empty() == o.target_lang.empty(), "give both source_lang and target_lang, or neither");
+  for (const std::string* code : {&o.source_lang, &o.target_lang})
+    need(code->empty() || is_language_code(*code),
+         "\"" + *code + "\" is not a language code (letters, digits or _, starting with a letter: en, es, pt_BR)");
   need(o.max_length > 1, "max_length must be at least 2");
   need(o.batch_tokens >= o.max_length, "batch_tokens must be at least max_length so that every pair fits");
   need(o.accumulate >= 1, "accumulate must be at least 1");

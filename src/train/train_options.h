@@ -18,6 +18,7 @@ struct TrainOptions {
   std::string valid_source, valid_target;  // the dev set: validation loss, BLEU, chrF
   std::string vocabulary;                  // SentencePiece model shared by both sides
   std::string run_dir = "run";             // checkpoints, logs, the final and best models
+  std::string source_lang, target_lang;    // language codes ("en", "es"), recorded in the model folders
   int max_length = 256;                    // tokens per side; longer pairs are dropped and counted
   int batch_tokens = 4096;                 // source and target tokens per batch, padding included
   int accumulate = 1;                      // batches per update and rank: ~batch_tokens × ranks × accumulate tokens

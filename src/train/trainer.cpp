@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -134,6 +135,8 @@ int default_threads(dist::Communicator& ranks) {
 // how many threads. Every other option shapes the run (data, batches, order, schedule, model).
 bool free_to_change(const std::string& key) {
   static const std::set<std::string> free{"run_dir",
+                                          "source_lang",
+                                          "target_lang",
                                           "threads",
                                           "max_steps",
                                           "max_epochs",
@@ -192,6 +195,7 @@ class Trainer::Run {
   bool update();
   void after_update();  // progress line, validation, checkpoints by steps
   TrainResult finish(std::string stop_reason);
+  Trainer::RecordListener on_record;  // rank 0: called with each record of train.jsonl
 
  private:
   bool leader() const { return ranks_.rank() == 0; }
@@ -200,6 +204,16 @@ class Trainer::Run {
   void check_ranks_agree_on_weights();
   void check_divergence(double gradient_norm, double loss_per_token) const;
   void estimate_decay_end();
+  // A model folder's metadata: `entries` and the languages the run was told.
+  std::map<std::string, std::string> model_metadata(std::map<std::string, std::string> entries) const {
+    add_languages(entries, {o_.source_lang, o_.target_lang});
+    return entries;
+  }
+  void emit(const nlohmann::json& record) {  // rank 0: a record of train.jsonl
+    const std::string line = record.dump();
+    jsonl_ << line << std::endl;
+    if (on_record) on_record(line);
+  }
 
   TrainOptions& o_;
   dist::Communicator& ranks_;
@@ -381,8 +395,9 @@ std::string Trainer::Run::stop_reason() {
   if (const auto minute = static_cast<int>(control[kSnapshotMinute]); minute > 0 && leader()) {
     const auto folder = run_ / "snapshots" / snapshot_name(minute);
     if (!std::filesystem::exists(folder))
-      save_model_directory(folder, *model_, *vocabulary_,
-                           {{"step", std::to_string(progress_.step)}, {"minutes", std::to_string(minute)}});
+      save_model_directory(
+          folder, *model_, *vocabulary_,
+          model_metadata({{"step", std::to_string(progress_.step)}, {"minutes", std::to_string(minute)}}));
   }
   if (control[kSaveByTime] && progress_.step > first_step_) save();
   if (control[kSignal]) return "interrupted";
@@ -502,7 +517,7 @@ void Trainer::Run::after_update() {
         record["ranks"] = ranks_.size();
         record["allreduce_seconds"] = window_comm_;
       }
-      jsonl_ << record.dump() << std::endl;
+      emit(record);
     }
     window_loss_ = window_nll_ = window_comm_ = 0;
     window_tokens_ = 0;
@@ -520,7 +535,8 @@ void Trainer::Run::after_update() {
       progress_.best_step = progress_.step;
       progress_.validations_without_improvement = 0;
       if (leader())
-        save_model_directory(run_ / "best", *model_, *vocabulary_, {{"step", std::to_string(progress_.step)}});
+        save_model_directory(run_ / "best", *model_, *vocabulary_,
+                             model_metadata({{"step", std::to_string(progress_.step)}}));
     } else {
       ++progress_.validations_without_improvement;
     }
@@ -531,7 +547,7 @@ void Trainer::Run::after_update() {
       record["step"] = progress_.step;
       record["best"] = best;
       record["elapsed_seconds"] = elapsed();
-      jsonl_ << record.dump() << std::endl;
+      emit(record);
     }
     window_start_ = Clock::now();  // validation time is not training throughput
   }
@@ -632,7 +648,8 @@ void Trainer::Run::save() {
 TrainResult Trainer::Run::finish(std::string stop_reason) {
   save();
   if (leader()) {
-    save_model_directory(run_ / "model", *model_, *vocabulary_, {{"step", std::to_string(progress_.step)}});
+    save_model_directory(run_ / "model", *model_, *vocabulary_,
+                         model_metadata({{"step", std::to_string(progress_.step)}}));
     log_ << "training stopped (" << stop_reason << ") at step " << progress_.step << ", epoch " << progress_.epoch + 1
          << ", after " << clock_text(progress_.elapsed_seconds) << "; checkpoint "
          << checkpoint_path(checkpoints_, progress_.step).string()
@@ -654,6 +671,7 @@ Trainer::~Trainer() = default;
 
 TrainResult Trainer::run(bool resume, bool accept_changes) {
   Run run(options_, log_, *ranks_, resume, accept_changes);
+  run.on_record = on_record_;
   std::string reason;
   while ((reason = run.stop_reason()).empty()) {
     if (run.update()) run.after_update();

@@ -21,6 +21,7 @@
 // `attn train` sets up before any thread starts.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -52,12 +53,18 @@ class Trainer {
   // on different ranks, a rank that cannot read its files) throw dist::JobError on every rank.
   TrainResult run(bool resume, bool accept_changes = false);
 
+  // Called on rank 0, on the training thread, with each record of train.jsonl (one line of JSON,
+  // docs/training.md) after it is written.
+  using RecordListener = std::function<void(const std::string& record)>;
+  void on_record(RecordListener listener) { on_record_ = std::move(listener); }
+
  private:
   class Run;  // one run: its setup, one update, and what follows an update
   TrainOptions options_;
   std::ostream& log_;
   std::unique_ptr<dist::Communicator> own_ranks_;
   dist::Communicator* ranks_;
+  RecordListener on_record_;
 };
 
 }  // namespace attn

@@ -84,7 +84,7 @@ ValidationResult Validation::run(Transformer& model) {
   if (!sources_.empty()) {
     TranslateOptions t;
     t.search.beam_size = 1;
-    Translator translator(model, vocabulary_, t);
+    BatchTranslator translator(model, vocabulary_, t);
     std::vector<std::string> hyps;
     for (auto& tr : translator.translate(sources_)) hyps.push_back(std::move(tr.text));
     const eval::ReferenceSets refs{references_};

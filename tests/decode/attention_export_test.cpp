@@ -51,7 +51,7 @@ struct CountingTap : nn::AttentionTap {
   }
 };
 
-// Beam search with a recorder on the decoder, as the Translator runs it for one batch.
+// Beam search with a recorder on the decoder, as the BatchTranslator runs it for one batch.
 std::vector<std::vector<Hypothesis>> beam_with_attention(const SearchOptions& search, AttentionSelection selection,
                                                          std::vector<std::vector<inspect::AttentionMatrix>>* exported,
                                                          std::vector<int>* rows_per_sentence = nullptr) {

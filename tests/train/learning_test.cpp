@@ -39,7 +39,7 @@ void check_attention_of_a_reverser(const std::filesystem::path& dir, const Loade
   }
   std::ofstream(dir / "dev.gold") << gold_lines;
 
-  // Translation with attention export and alignments appended: "text ||| links".
+  // BatchTranslation with attention export and alignments appended: "text ||| links".
   testing::RunResult run =
       testing::run_attn("translate -q -m " + model_dir.string() + " -i " + task.dev_src.string() + " -o " +
                         (dir / "dev.out").string() + " --attention " + (dir / "dev.att").string() + " --alignment");
@@ -117,7 +117,7 @@ void learn_to_reverse(const std::string& name, std::int64_t steps, Adjust adjust
   m.model->set_parameters(average_weights(checkpoints, m.model->config()));
   TranslateOptions greedy;
   greedy.search.beam_size = 1;
-  Translator translator(*m.model, *m.vocabulary, greedy);
+  BatchTranslator translator(*m.model, *m.vocabulary, greedy);
   const auto out = translator.translate(task.dev_sources);
   int exact = 0;
   for (std::size_t i = 0; i < out.size(); ++i) exact += out[i].text == task.dev_targets[i];

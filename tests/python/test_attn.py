@@ -1,0 +1,304 @@
+"""The Python package attn against the command line on the same model and input (CTest: PythonPackage).
+
+The model is the service tests' word-reversal model (the ServeTestModel fixture); the command line is
+checked against exhaustive search, PyTorch and sacreBLEU by the C++ tests, so what Python returns must
+be what it prints.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import numpy
+import pytest
+
+import attn
+
+ATTN = os.environ["ATTN_BINARY"]
+FIXTURE = Path(os.environ["ATTN_SERVE_MODEL_DIR"])
+MODEL = str(FIXTURE / "model")
+DEV = (FIXTURE / "dev.src").read_text().splitlines()
+
+
+def run_attn(*args, stdin=None):
+    result = subprocess.run([ATTN, *args], input=stdin, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def translator():
+    return attn.Translator(MODEL)
+
+
+def inputs():
+    return DEV[:24] + ["", "alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega river stone light"]
+
+
+@pytest.mark.parametrize("beam", [1, 4])
+def test_translations_are_the_command_lines(translator, tmp_path, beam):
+    lines = inputs()
+    (tmp_path / "in.txt").write_text("\n".join(lines) + "\n")
+    expected = run_attn("translate", "-q", "-m", MODEL, "-i", str(tmp_path / "in.txt"), "-b", str(beam)).splitlines()
+    results = translator.translate(lines, beam=beam)
+    assert [r.text for r in results] == expected
+    vocabulary = attn.Vocabulary(FIXTURE / "model" / "vocab.model")
+    for line, r in zip(lines, results):
+        if not line:
+            assert r.text == "" and r.n_best == [] and r.tokens == []
+            continue
+        assert vocabulary.decode_pieces(r.tokens) == r.text
+        assert r.source_tokens == vocabulary.pieces(line)
+        length_penalty = ((5 + len(r.tokens) + 1) / 6) ** 0.6
+        assert r.score == pytest.approx(r.log_prob / length_penalty, rel=1e-4)
+        assert isinstance(r.score, float) and r.log_prob < 0
+
+
+def test_n_best_is_the_command_lines(translator, tmp_path):
+    lines = inputs()
+    (tmp_path / "in.txt").write_text("\n".join(lines) + "\n")
+    rows = run_attn("translate", "-q", "-m", MODEL, "-i", str(tmp_path / "in.txt"), "--n-best", "3").splitlines()
+    results = translator.translate(lines, n_best=3)
+    got = []
+    for i, r in enumerate(results):
+        assert len(r.n_best) == (0 if not lines[i] else 3)
+        if r.n_best:
+            assert r.n_best[0].text == r.text
+        got += [(i, h.text, h.score) for h in r.n_best]
+    assert len(got) == len(rows)
+    for (i, text, score), row in zip(got, rows):
+        index, hypothesis, printed = row.split(" ||| ")
+        assert (int(index), hypothesis) == (i, text)
+        assert score == pytest.approx(float(printed), rel=1e-5, abs=1e-6)
+
+
+def test_attention_and_alignment_are_the_command_lines(translator, tmp_path):
+    lines = DEV[:6]
+    (tmp_path / "in.txt").write_text("\n".join(lines) + "\n")
+    records = tmp_path / "attention.jsonl"
+    printed = run_attn("translate", "-q", "-m", MODEL, "-i", str(tmp_path / "in.txt"), "--alignment",
+                       "--attention", str(records), "--attention-kinds", "cross,decoder_self").splitlines()
+    results = translator.translate(lines, return_attention=True, attention_kinds=["cross", "decoder_self"],
+                                   return_alignment=True)
+    config = json.loads((FIXTURE / "model" / "config.json").read_text())
+    layers, heads = config["decoder_layers"], config["heads"]
+    for r, line, record in zip(results, printed, records.read_text().splitlines()):
+        record = json.loads(record)
+        cross, self_attention = r.attention["cross"], r.attention["decoder_self"]
+        assert set(r.attention) == {"cross", "decoder_self"}
+        assert cross.dtype == numpy.float32 and self_attention.dtype == numpy.float32
+        assert cross.shape == (layers, heads, len(r.tokens) + 1, len(r.source_tokens) + 1)
+        assert self_attention.shape == (layers, heads, len(r.tokens) + 1, len(r.tokens) + 1)
+        assert len(record["attention"]) == 2 * layers * heads
+        for m in record["attention"]:
+            array = r.attention[m["kind"]][m["layer"], m["head"]]
+            assert numpy.array_equal(array, numpy.array(m["weights"], dtype=numpy.float32))
+        links = " ".join(f"{s}-{t}" for s, t in r.alignment)
+        assert line == f"{r.text} ||| {links}"
+        assert r.alignment and all(isinstance(link, tuple) for link in r.alignment)
+    assert results[0].attention and translator.translate(lines[:1])[0].attention == {}
+
+
+def test_scores_are_the_command_lines(translator, tmp_path):
+    sources, targets = DEV, [" ".join(reversed(s.split())) for s in DEV]
+    (tmp_path / "s").write_text("\n".join(sources) + "\n")
+    (tmp_path / "t").write_text("\n".join(targets) + "\n")
+    rows = run_attn("score", "-m", MODEL, "-s", str(tmp_path / "s"), "-t", str(tmp_path / "t")).splitlines()[1:]
+    scores = translator.score(sources, targets)
+    assert len(scores) == len(rows) == len(sources)
+    for score, row in zip(scores, rows):
+        _, log_prob, tokens, ppl = row.split("\t")
+        assert score.log_prob == pytest.approx(float(log_prob), abs=5e-5)
+        assert score.tokens == int(tokens)
+        assert score.perplexity == pytest.approx(float(ppl), abs=5e-4, rel=1e-6)
+
+
+def test_metrics_are_the_command_lines(tmp_path):
+    hypotheses = ["the cat sat on the mat", "a dog , barking", "nothing in common"]
+    ref1 = ["the cat sat on a mat", "a dog barking", "something else entirely"]
+    ref2 = ["there is a cat on the mat", "", "nothing common"]
+    for name, lines in (("h", hypotheses), ("r1", ref1), ("r2", ref2)):
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+    out = run_attn("bleu", str(tmp_path / "h"), str(tmp_path / "r1"), str(tmp_path / "r2"),
+                   "--metrics", "bleu,chrf").splitlines()
+    bleu, chrf = attn.bleu(hypotheses, [ref1, ref2]), attn.chrf(hypotheses, [ref1, ref2])
+    assert [bleu.text, chrf.text] == out[:2]
+    assert out[2:] == ["BLEU signature: " + bleu.signature, "chrF2 signature: " + chrf.signature]
+    assert float(bleu) == bleu.score and 0 < bleu.score < 100
+    one_set = run_attn("bleu", str(tmp_path / "h"), str(tmp_path / "r1"), "--metrics", "bleu").splitlines()[0]
+    assert attn.bleu(hypotheses, ref1).text == one_set  # a list of strings is one reference set
+
+
+def test_vocabulary_is_sentencepieces(tmp_path):
+    vocabulary = attn.Vocabulary(str(FIXTURE / "model" / "vocab.model"))
+    text = "alpha beta gamma river"
+    # Debian's spm_encode is the independent SentencePiece.
+    pieces = subprocess.run(["spm_encode", "--model", str(FIXTURE / "model" / "vocab.model")], input=text,
+                            capture_output=True, text=True, check=True).stdout.split()
+    ids = subprocess.run(["spm_encode", "--model", str(FIXTURE / "model" / "vocab.model"), "--output_format=id"],
+                         input=text, capture_output=True, text=True, check=True).stdout.split()
+    assert vocabulary.pieces(text) == pieces
+    assert vocabulary.encode(text) == [int(i) for i in ids]
+    assert vocabulary.decode(vocabulary.encode(text)) == text
+    assert [vocabulary.piece(i) for i in range(4)] == ["<pad>", "<unk>", "<s>", "</s>"]
+    assert len(vocabulary) == json.loads((FIXTURE / "model" / "config.json").read_text())["vocab_size"]
+
+
+def test_two_threads_translate_at_once_as_one_alone():
+    lines = DEV * 2
+    a, b = attn.Translator(MODEL, threads=1), attn.Translator(MODEL, threads=1)
+    alone = a.translate(lines)
+    results = {}
+    threads = [threading.Thread(target=lambda t=t, k=k: results.__setitem__(k, t.translate(lines)))
+               for k, t in (("a", a), ("b", b))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in ("a", "b"):
+        assert [r.text for r in results[k]] == [r.text for r in alone]
+        assert [r.log_prob for r in results[k]] == [r.log_prob for r in alone]
+
+
+def test_the_gil_is_released_while_attn_computes():
+    # While one thread translates, this one keeps running Python: it could not, were the GIL held
+    # for the whole call (it would count nothing until the call returned).
+    translator = attn.Translator(MODEL, threads=1)
+    lines = DEV * 20
+    started, finished = threading.Event(), threading.Event()
+
+    def work():
+        started.set()
+        translator.translate(lines, beam=8)
+        finished.set()
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    started.wait()
+    time.sleep(0.05)  # into the call
+    counted = 0
+    while not finished.is_set():
+        counted += 1
+    worker.join()
+    assert counted > 10000, counted
+
+
+def test_bad_input_raises_the_right_exception(translator, tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such model folder"):
+        attn.Translator(str(tmp_path / "missing"))
+    with pytest.raises(FileNotFoundError, match="model.safetensors"):
+        attn.Translator(str(FIXTURE))  # a folder, not a model
+    with pytest.raises(ValueError, match="fp16"):
+        attn.Translator(MODEL, precision="fp16")
+    with pytest.raises(TypeError, match="list of strings"):
+        translator.translate("alpha beta")
+    with pytest.raises(TypeError):
+        translator.translate([1, 2])
+    with pytest.raises(ValueError, match="beam_size must be at least 1"):
+        translator.translate(["alpha"], beam=0)
+    with pytest.raises(ValueError, match="n_best"):
+        translator.translate(["alpha"], beam=2, n_best=3)
+    with pytest.raises(ValueError, match="sideways"):
+        translator.translate(["alpha"], return_attention=True, attention_kinds=["sideways"])
+    with pytest.raises(ValueError, match="text 1: invalid UTF-8 at byte 3"):
+        translator.translate(["alpha", b"ab\xff"])
+    with pytest.raises(ValueError, match="1 sources but 2 targets"):
+        translator.score(["a"], ["b", "c"])
+    with pytest.raises(ValueError, match="differ|lines|segments"):
+        attn.bleu(["a", "b"], ["only one"])
+    with pytest.raises(FileNotFoundError):
+        attn.Vocabulary(str(tmp_path / "none.model"))
+    with pytest.raises(ValueError, match="max_stepz"):
+        attn.train({"max_stepz": 3})
+    with pytest.raises(TypeError):
+        attn.train("max_steps=3")
+    assert translator.translate(["alpha beta"])[0].text  # still working after all that
+
+
+def reverse_task(tmp_path):
+    """A small copy of the fixture's task: train on its dev sentences, reversed."""
+    src = tmp_path / "train.src"
+    tgt = tmp_path / "train.tgt"
+    src.write_text("\n".join(DEV * 5) + "\n")
+    tgt.write_text("\n".join(" ".join(reversed(s.split())) for s in DEV * 5) + "\n")
+    return {"train_source": str(src), "train_target": str(tgt), "valid_source": str(src),
+            "valid_target": str(tgt), "vocabulary": str(FIXTURE / "model" / "vocab.model"),
+            "run_dir": str(tmp_path / "run"), "preset": "tiny", "d_model": 32, "d_ff": 64, "d_k": 8, "d_v": 8,
+            "heads": 4, "batch_tokens": 512, "warmup_steps": 20, "valid_every": 20, "valid_translate": 0,
+            "save_every": 0, "save_every_minutes": 0, "log_every": 5, "threads": 1, "max_steps": 30}
+
+
+def test_train_reports_progress_and_stops_when_asked(tmp_path):
+    options = reverse_task(tmp_path)
+    events = []
+
+    def progress(event):
+        events.append(event)
+        return event.step < 10
+
+    summary = attn.train(options, progress, quiet=True)
+    assert summary.stop_reason == "interrupted" and summary.steps == 10
+    log = (tmp_path / "run" / "train.jsonl").read_text().splitlines()
+    assert [e.json for e in events] == log
+    assert [(e.type, e.step) for e in events] == [("train", 5), ("train", 10)]
+    assert events[-1].loss == json.loads(log[-1])["loss"]
+    done = attn.train(options, resume=True, quiet=True)
+    assert (done.stop_reason, done.steps) == ("max_steps", 30)
+    assert attn.Translator(done.model_dir).translate(["alpha beta"])[0].text is not None
+
+
+def test_an_exception_in_progress_stops_training_and_propagates(tmp_path):
+    def progress(event):
+        raise KeyError("stop here")
+
+    with pytest.raises(KeyError, match="stop here"):
+        attn.train(reverse_task(tmp_path), progress, quiet=True)
+    assert any((tmp_path / "run" / "checkpoints").iterdir())
+
+
+def test_ctrl_c_leaves_a_checkpoint_that_resumes_bit_for_bit(tmp_path):
+    # A child Python trains and is sent SIGINT after its first record; it must raise
+    # KeyboardInterrupt after a checkpoint, and resuming must reach the weights of a run never stopped.
+    child = f"""
+import attn, json, os, signal, sys
+options = json.loads(sys.argv[1])
+def progress(event):
+    if event.step == 10 and sys.argv[2] == "interrupt":
+        os.kill(os.getpid(), signal.SIGINT)
+try:
+    attn.train(options, progress, resume=sys.argv[2] == "resume", quiet=True)
+    print("finished")
+except KeyboardInterrupt:
+    print("KeyboardInterrupt")
+"""
+    def run(options, mode):
+        out = subprocess.run(["/usr/bin/python3", "-c", child, json.dumps(options), mode], capture_output=True,
+                             text=True, env=os.environ, timeout=300)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    stopped = reverse_task(tmp_path / "a")
+    whole = reverse_task(tmp_path / "b")
+    whole["train_source"], whole["train_target"] = stopped["train_source"], stopped["train_target"]
+    whole["valid_source"], whole["valid_target"] = stopped["valid_source"], stopped["valid_target"]
+    assert run(stopped, "interrupt") == "KeyboardInterrupt"
+    checkpoints = sorted(p.name for p in (tmp_path / "a" / "run" / "checkpoints").iterdir())
+    assert checkpoints and all(int(p.split("-")[1].split(".")[0]) <= 11 for p in checkpoints), checkpoints
+    assert run(stopped, "resume") == "finished"
+    assert run(whole, "whole") == "finished"
+    a = (tmp_path / "a" / "run" / "model" / "model.safetensors").read_bytes()
+    b = (tmp_path / "b" / "run" / "model" / "model.safetensors").read_bytes()
+    assert a == b
+
+
+def test_help_is_worth_reading():
+    doc = attn.Translator.translate.__doc__
+    for word in ("beam", "alpha", "n_best", "return_attention", "return_alignment", "layers, heads, target, source"):
+        assert word in doc
+    assert "ValueError" in attn.__doc__ and attn.__version__
