@@ -2,23 +2,13 @@
 // and texts (sacreBLEU's Python API: two decimals).
 #include "attn/metrics.h"
 
+#include "api/argument_errors.h"
 #include "eval/bleu.h"
 #include "eval/chrf.h"
 
 namespace attn {
-namespace {
 
-// The metrics' errors are all about the texts given (counts, empty references).
-template <class F>
-decltype(auto) as_argument_error(F f) {
-  try {
-    return f();
-  } catch (const Error& e) {
-    throw Error(e.what(), ErrorKind::invalid_argument);
-  }
-}
-
-}  // namespace
+using api::as_argument_error;
 
 MetricScore bleu(const std::vector<std::string>& hypotheses, const std::vector<std::vector<std::string>>& references,
                  const BleuMetricOptions& options) {
@@ -29,15 +19,14 @@ MetricScore bleu(const std::vector<std::string>& hypotheses, const std::vector<s
   else if (options.tokenize == "none")
     o.tokenizer = eval::BleuTokenizer::kNone;
   else
-    throw Error("tokenize: unknown tokenizer '" + options.tokenize + "' (known: 13a, none)",
-                ErrorKind::invalid_argument);
+    api::invalid("tokenize: unknown tokenizer '" + options.tokenize + "' (known: 13a, none)");
   const eval::BleuScore score = as_argument_error([&] { return eval::corpus_bleu(hypotheses, references, o); });
   return {score.score, eval::format_bleu(score), eval::bleu_signature(o, score.nrefs)};
 }
 
 MetricScore chrf(const std::vector<std::string>& hypotheses, const std::vector<std::vector<std::string>>& references,
                  const ChrfMetricOptions& options) {
-  if (options.word_order < 0) throw Error("word_order must be >= 0 (2: chrF++)", ErrorKind::invalid_argument);
+  if (options.word_order < 0) api::invalid("word_order must be >= 0 (2: chrF++)");
   eval::ChrfOptions o;
   o.lowercase = options.lowercase;
   o.word_order = options.word_order;

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/argument_errors.h"
 #include "train/stop_signals.h"
 #include "train/trainer.h"
 
@@ -41,17 +42,14 @@ TrainingSummary train(const std::string& options_json, const TrainingCallback& p
   try {
     j = nlohmann::json::parse(options_json);
   } catch (const nlohmann::json::parse_error& e) {
-    throw Error(std::string("options: not JSON: ") + e.what(), ErrorKind::invalid_argument);
+    api::invalid(std::string("options: not JSON: ") + e.what());
   }
-  if (!j.is_object())
-    throw Error("options: expected a JSON object of attn train's options", ErrorKind::invalid_argument);
+  if (!j.is_object()) api::invalid("options: expected a JSON object of attn train's options");
   TrainOptions options;
-  try {
+  api::as_argument_error([&] {
     apply_options_json(j, options, "options");
     validate(options);
-  } catch (const Error& e) {
-    throw Error(e.what(), ErrorKind::invalid_argument);
-  }
+  });
 
   const std::unique_lock<std::mutex> one(g_training, std::try_to_lock);
   if (!one.owns_lock()) throw Error("train: another training is running in this process");

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "api/argument_errors.h"
 #include "core/error.h"
 #include "core/utf8.h"
 #include "decode/attention_export.h"
@@ -26,8 +27,7 @@ struct Model::Impl {
 
 namespace {
 
-// A value the caller gave is wrong (Python: ValueError).
-[[noreturn]] void invalid(const std::string& message) { throw Error(message, ErrorKind::invalid_argument); }
+using api::invalid;
 
 // OpenMP's thread count of the calling thread for the length of a call (an ICV of this thread
 // alone: other threads keep theirs).
@@ -76,7 +76,7 @@ Model::Model(const std::string& directory, const ModelOptions& options) : impl_(
     } catch (const Error&) {
       known_precision = false;
     }
-    if (!known_precision) throw Error(e.what(), ErrorKind::invalid_argument);
+    if (!known_precision) invalid(e.what());
     bool missing = !fs::is_directory(dir);
     for (const char* file : {"model.safetensors", "config.json", "vocab.model"})
       missing = missing || !fs::exists(dir / file);

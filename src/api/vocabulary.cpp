@@ -3,24 +3,17 @@
 
 #include <filesystem>
 
+#include "api/argument_errors.h"
 #include "core/utf8.h"
 #include "data/vocabulary.h"
 
 namespace attn {
 namespace {
 
-void check_utf8(const std::string& text) {
-  if (auto bad = find_invalid_utf8(text))
-    throw Error("invalid UTF-8 at byte " + std::to_string(*bad + 1), ErrorKind::invalid_argument);
-}
+using api::as_argument_error;
 
-template <class F>
-decltype(auto) as_argument_error(F f) {
-  try {
-    return f();
-  } catch (const Error& e) {
-    throw Error(e.what(), ErrorKind::invalid_argument);
-  }
+void check_utf8(const std::string& text) {
+  if (auto bad = find_invalid_utf8(text)) api::invalid("invalid UTF-8 at byte " + std::to_string(*bad + 1));
 }
 
 }  // namespace
