@@ -65,8 +65,10 @@ module=$(find "$prefix" -name "_attn*.so" | head -1)
 if [ -n "$module" ]; then
   site=$(dirname "$(dirname "$module")")
   preload=""
-  case "$cxxflags" in  # an instrumented module in an uninstrumented interpreter: ASan's runtime first
-    *sanitize=address*) preload="LD_PRELOAD=$("$cxx" -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0" ;;
+  case "$cxxflags" in  # an instrumented module in an uninstrumented interpreter: ASan's runtime first,
+    *sanitize=address*)  # libstdc++ beside it (for ASan's __cxa_throw; python does not link it)
+      preload="LD_PRELOAD=$("$cxx" -print-file-name=libasan.so):$(readlink -f "$("$cxx" -print-file-name=libstdc++.so)")"
+      preload="$preload ASAN_OPTIONS=detect_leaks=0" ;;
   esac
   env $preload PYTHONPATH="$site" /usr/bin/python3 - "$model" "$input" "$work/python.txt" <<'PY'
 import sys, attn
