@@ -200,8 +200,9 @@ void sweep(const AlignArgs& args, const std::vector<AttentionRecord>& records, c
   write_output(args, text);
 }
 
-// The hook for every source of attention records: a file (--attention) today; forced decoding by
-// a model (--model DIR --source F --target F) can build records in memory and call this unchanged.
+// Aligns (or, with --gold, scores; with --sweep, scores every layer and head) the records of either
+// source of attention: a file (--attention) or forced decoding by a model (--model DIR --source F
+// --target F), whose records are built in memory.
 // `origin` names the records in errors (record i is "origin:i+1").
 void run_on_records(const AlignArgs& args, const std::vector<AttentionRecord>& records, const std::string& origin) {
   if (args.sweep) {

@@ -93,7 +93,9 @@ void add_train_command(CLI::App& app) {
   auto args = std::make_shared<TrainArguments>();
   CLI::App* sub = app.add_subcommand("train", "Train a translation model (Vaswani et al., 2017, section 5)");
   sub->add_option("--config", args->config_file, "JSON file of options (keys as the flags below)");
-  sub->add_option("--preset", args->preset, "model preset: base, big, small, tiny (default small)");
+  sub->add_option("--preset", args->preset,
+                  "preset of the model and the recipe: base, big, small, tiny, cpu-hour (docs/config.md; default "
+                  "small)");
   sub->add_flag("--resume", args->resume, "continue the run in --run-dir from its newest checkpoint");
   sub->add_flag("--resume-with-changes", args->resume_with_changes,
                 "--resume even though options that shape the run (data, batches, seed, schedule, model) differ "

@@ -63,9 +63,9 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder,
   }
   decoder.start(padded.src.data(), padded.src_lengths.data(), batch, padded.src_len, beam, max_steps);
 
-  // Per row: the best k + 3 tokens (spares for PAD and BOS, never generated, and EOS before
-  // min_length) and
-  // EOS's log-probability (for the forced end at the maximum length).
+  // Per row: the k = beam + 3 best tokens (at most the vocabulary), so that at least beam remain after
+  // skipping the three that may not come next (PAD and BOS, never generated, and EOS before
+  // min_length); and EOS's log-probability, for the end forced at the maximum length.
   const int k = std::min(vocab, beam + 3);
   DeviceBuffer<float> top_values(be, static_cast<std::size_t>(batch) * beam * k),
       eos_values(be, static_cast<std::size_t>(batch) * beam);

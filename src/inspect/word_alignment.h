@@ -33,7 +33,7 @@ int cross_head_count(const AttentionRecord& record, int layer);
 
 // The layer used when none is asked for: the last, as Marian's guided alignment and fairseq's
 // alignment_layer default to. On the main job's 3-layer model it is also the best by AER, on the
-// dev verses and on the test verses alike (README, docs/alignment.md); `attn align --sweep` shows
+// dev verses and on the test verses alike (docs/results.md, docs/alignment.md); `attn align --sweep` shows
 // every layer and head of a model.
 int default_alignment_layer(int layers);
 

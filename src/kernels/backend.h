@@ -70,7 +70,6 @@ struct AttentionMask {
   int window = 0;                             // > 0: restricted attention, |q + offset - k| <= window
 };
 
-// Sums over the non-ignored targets of a batch, returned to the host.
 // Attention of one new query per row over keys and values cached position by position
 // (incremental decoding), read through a table of which cached row holds each position, so that
 // beam search reorders hypotheses by rewriting the table instead of copying the cache.
@@ -93,6 +92,7 @@ struct CachedAttention {
   int query_position = 0, window = 0;         // restricted self-attention
 };
 
+// Sums over the non-ignored targets of a batch, returned to the host.
 struct LossSums {
   double loss = 0;          // label-smoothed cross-entropy
   double nll = 0;           // plain negative log-likelihood of the targets

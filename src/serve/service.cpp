@@ -171,6 +171,11 @@ Service::Service(const ServeOptions& options) : options_(options) {
 
 Service::~Service() { drain(); }
 
+void Service::begin_draining() {
+  draining_ = true;
+  queue_->stop_waiting();
+}
+
 void Service::drain() {
   draining_ = true;
   queue_->stop();

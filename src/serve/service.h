@@ -31,8 +31,9 @@ class Service {
   // Throws ApiError when keys are required and `key` is missing (400) or wrong (403).
   void check_api_key(const std::string* key) const;
 
-  // Stops taking new translations (503, /health "draining"); what is queued is still translated.
-  void begin_draining() { draining_ = true; }
+  // Stops taking new translations (503, /health "draining"); what is queued is still translated,
+  // without waiting for company.
+  void begin_draining();
   // Stops taking translations, finishes the queued ones and joins the worker.
   void drain();
   bool draining() const { return draining_; }

@@ -72,6 +72,14 @@ void TranslationQueue::stop() {
   if (worker_.joinable()) worker_.join();
 }
 
+void TranslationQueue::stop_waiting() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_waiting_ = true;
+  }
+  work_ready_.notify_all();
+}
+
 int TranslationQueue::queued_sentences() const {
   std::lock_guard lock(mutex_);
   return static_cast<int>(queue_.size());
@@ -204,7 +212,7 @@ void TranslationQueue::translate_batch(std::unique_lock<std::mutex>& lock) {
   // next requests within milliseconds: without the wait, batches would alternate between full and
   // the few sentences left over.)
   const auto until = std::max(oldest->arrived, Clock::now()) + std::chrono::milliseconds(batching_.wait_ms);
-  while (!stopping_ && Clock::now() < until) {
+  while (!stopping_ && !stop_waiting_ && Clock::now() < until) {
     std::size_t n = 0, tokens = 0;
     for (const Item& item : queue_)
       if (compatible(item)) {

@@ -68,6 +68,9 @@ class TranslationQueue {
 
   // Takes no more work, finishes what is queued, and joins the worker.
   void stop();
+  // From now on a batch starts at once, without waiting for company: a shutdown that lets the
+  // queued sentences finish does not also wait out the batching wait.
+  void stop_waiting();
   int queued_sentences() const;
 
  private:
@@ -92,6 +95,7 @@ class TranslationQueue {
   std::condition_variable work_ready_, job_done_;
   std::deque<Item> queue_;
   bool stopping_ = false;
+  bool stop_waiting_ = false;  // see stop_waiting()
   std::thread worker_;
 };
 

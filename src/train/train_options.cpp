@@ -86,6 +86,55 @@ const char* position_name(PositionEncoding p) { return p == PositionEncoding::Le
 
 }  // namespace
 
+namespace {
+
+// The recipe keys that presets set, at their defaults (TrainOptions{}), and each preset's own
+// values for them.
+struct Preset {
+  const char* name;
+  const char* model;  // the model preset
+  const char* keys;   // JSON: recipe keys that differ from the defaults
+};
+constexpr const char* kRecipeKeys[] = {"batch_tokens", "accumulate", "lr_scale", "warmup_steps", "lr_decay"};
+// cpu-hour: the evidence for each value is in docs/recipe.md (pruning sweeps at equal tokens).
+constexpr Preset kPresets[] = {
+    {"base", "base", "{}"},
+    {"big", "big", "{}"},
+    {"small", "small", "{}"},
+    {"tiny", "tiny", "{}"},
+    {"cpu-hour", "small", R"({"batch_tokens": 2048, "warmup_steps": 1600, "dropout": 0})"},
+};
+
+std::string model_preset_of(const std::string& preset) {
+  for (const Preset& p : kPresets)
+    if (preset == p.name) return p.model;
+  return preset;  // ModelConfig::preset names the unknown one
+}
+
+}  // namespace
+
+std::vector<std::string> train_preset_names() {
+  std::vector<std::string> names;
+  for (const Preset& p : kPresets) names.emplace_back(p.name);
+  return names;
+}
+
+nlohmann::json train_preset(const std::string& name) {
+  for (const Preset& p : kPresets) {
+    if (name != p.name) continue;
+    TrainOptions defaults;
+    const nlohmann::json all = options_to_json(defaults);
+    nlohmann::json keys = nlohmann::json::object();
+    for (const char* key : kRecipeKeys) keys[key] = all.at(key);
+    keys.update(nlohmann::json::parse(p.keys));
+    keys["preset"] = p.name;
+    return keys;
+  }
+  std::string known;
+  for (const Preset& p : kPresets) known += std::string(known.empty() ? "" : ", ") + p.name;
+  throw Error("unknown preset '" + name + "' (known: " + known + ")");
+}
+
 nlohmann::json options_to_json(const TrainOptions& options) {
   TrainOptions copy = options;
   nlohmann::json j;
@@ -109,17 +158,22 @@ nlohmann::json options_to_json(const TrainOptions& options) {
 void apply_options_json(const nlohmann::json& j, TrainOptions& options, const std::string& source) {
   if (!j.is_object()) throw_in(source, "the configuration must be a JSON object");
   if (j.contains("preset")) {
+    std::string known;
+    for (const auto& name : train_preset_names()) known += (known.empty() ? "\"" : ", \"") + name + "\"";
     if (!j.at("preset").is_string())
-      throw_in(source,
-               "option 'preset' must be one of \"base\", \"big\", \"small\", \"tiny\", got " + j.at("preset").dump());
-    options.preset = j.at("preset").get<std::string>();
-    const int vocab = options.model.vocab_size;
+      throw_in(source, "option 'preset' must be one of " + known + ", got " + j.at("preset").dump());
+    nlohmann::json keys;
     try {
-      options.model = ModelConfig::preset(options.preset);
+      keys = train_preset(j.at("preset").get<std::string>());
     } catch (const Error& e) {
       throw_in(source, e.what());
     }
+    options.preset = keys.at("preset").get<std::string>();
+    const int vocab = options.model.vocab_size;
+    options.model = ModelConfig::preset(model_preset_of(options.preset));
     options.model.vocab_size = vocab;
+    keys.erase("preset");
+    apply_options_json(keys, options, "preset '" + options.preset + "'");
   }
   auto fields = option_fields(options);
   for (auto it = j.begin(); it != j.end(); ++it) {

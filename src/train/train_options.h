@@ -51,7 +51,7 @@ struct TrainOptions {
   std::string precision = "fp32";  // large matrix products: fp32, or bf16 (mixed precision:
                                    // bf16 inputs, fp32 sums; needs AVX512-BF16; speed:
                                    // bench/train_step_bench --precision bf16)
-  std::string preset = "small";    // model preset the model fields start from
+  std::string preset = "small";    // the preset the model fields and the recipe keys start from
   ModelConfig model = ModelConfig::preset("small");
 };
 
@@ -66,8 +66,17 @@ struct OptionField {
 
 std::vector<OptionField> option_fields(TrainOptions& options);
 
+// The presets of attn train: each is a model preset (model_config.h) and the recipe keys it sets.
+// "base", "big", "small" and "tiny" are the model presets with the default recipe; "cpu-hour" is the
+// small model with the recipe chosen for about an hour of a 2-core CPU (docs/recipe.md).
+std::vector<std::string> train_preset_names();
+// The keys a preset sets, as options JSON: "preset" (its name) and every recipe key, including those
+// it leaves at their defaults, so that choosing a preset undoes another's. Throws Error for an
+// unknown name, listing the known ones.
+nlohmann::json train_preset(const std::string& name);
+
 // The effective configuration as JSON (all fields) and back. Unknown keys are errors; a "preset"
-// key resets the model fields to that preset before the other keys apply.
+// key resets the model fields and the recipe keys to that preset before the other keys apply.
 nlohmann::json options_to_json(const TrainOptions& options);
 void apply_options_json(const nlohmann::json& j, TrainOptions& options, const std::string& source);
 // Parses a JSON options file (errors name the file); apply it with apply_options_json.

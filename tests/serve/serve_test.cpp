@@ -70,6 +70,17 @@ Reply get(int port, const std::string& path) {
   return r;
 }
 
+// Polls /metrics until it has `line` as a whole line, for at most `seconds`: a test waits for a
+// state, then asserts it was reached (not for a time after which it hopes it was).
+bool metrics_reach(int port, const std::string& line, double seconds = 20) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  do {
+    if (get(port, "/metrics").text.find("\n" + line + "\n") != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  } while (std::chrono::steady_clock::now() < until);
+  return false;
+}
+
 // The server still answers: a translation and /health.
 void expect_serving(int port) {
   const Reply r = post(port, "/translate", R"({"q":"alpha beta gamma delta","source":"xx","target":"yy"})");
@@ -135,12 +146,22 @@ TEST_F(Serve, LibreTranslateShapes) {
   r = post(port(), "/translate",
            R"({"q":"alpha beta gamma delta\nriver stone light omega","source":"xx","target":"yy"})");
   EXPECT_EQ(r.body["translatedText"], offline[0] + "\n" + offline[1]) << r.text;
-  // alternatives: up to N more, from the beam, none equal to the translation.
+  // alternatives: hypotheses 2..N+1 of a beam of N+1, as attn translate --n-best gives them ("i |||
+  // text ||| score"), in order, less those that read as the translation or an earlier one.
   r = post(port(), "/translate", R"({"q":"alpha beta gamma delta","source":"xx","target":"yy","alternatives":3})");
   ASSERT_EQ(r.status, 200) << r.text;
-  ASSERT_TRUE(r.body["alternatives"].is_array()) << r.text;
-  EXPECT_LE(r.body["alternatives"].size(), 3u);
-  for (const auto& a : r.body["alternatives"]) EXPECT_NE(a, r.body["translatedText"]);
+  const auto n_best = translate_offline({lines[0]}, "--beam 4 --n-best 4");
+  ASSERT_EQ(n_best.size(), 4u);
+  json expected = json::array();
+  for (std::size_t i = 1; i < n_best.size(); ++i) {
+    const std::size_t a = n_best[i].find(" ||| "), b = n_best[i].rfind(" ||| ");
+    const std::string text = n_best[i].substr(a + 5, b - a - 5);
+    if (text != offline[0] && std::find(expected.begin(), expected.end(), text) == expected.end())
+      expected.push_back(text);
+  }
+  ASSERT_FALSE(expected.empty()) << "the beam found nothing but the translation: the check would be empty";
+  EXPECT_EQ(r.body["translatedText"], offline[0]);
+  EXPECT_EQ(r.body["alternatives"], expected) << r.text;
   // /languages: every code with its targets.
   r = get(port(), "/languages");
   ASSERT_EQ(r.status, 200);
@@ -231,17 +252,31 @@ TEST_F(Serve, NBestAttentionAndAlignmentAsTheCommandLineGivesThem) {
 
 // Requests with many different options (each set gets its own decoder, 32 kept at a time): every
 // one answered as attn translate answers with the same options.
+// Forty option sets, each against attn translate with the same options: the n-best lists (texts and
+// scores; the score depends on alpha, log-probability / length penalty, even where the text does not).
 TEST_F(Serve, ManyDifferentOptions) {
   const std::string line = "alpha beta gamma delta epsilon";
   for (int i = 0; i < 40; ++i) {
     const double alpha = 0.05 * i;
     const int beam = 1 + i % 5;
-    const Reply r = post(port(), "/v1/translate", json({{"q", line}, {"alpha", alpha}, {"beam", beam}}).dump());
+    const Reply r =
+        post(port(), "/v1/translate", json({{"q", line}, {"alpha", alpha}, {"beam", beam}, {"n_best", beam}}).dump());
     ASSERT_EQ(r.status, 200) << r.text;
-    if (i % 13 == 0) {
-      char options[64];
-      std::snprintf(options, sizeof options, "--alpha %.2f --beam %d", alpha, beam);
-      EXPECT_EQ(r.body["translations"][0]["text"], translate_offline({line}, options)[0]) << options;
+    char options[64];
+    std::snprintf(options, sizeof options, "--alpha %.2f --beam %d --n-best %d", alpha, beam, beam);
+    const auto offline = translate_offline({line}, options);  // "0 ||| text ||| score" when beam > 1
+    const json& list = r.body["translations"][0]["n_best"];
+    ASSERT_EQ(list.size(), offline.size()) << options << "\n" << r.text;
+    if (beam == 1) {
+      EXPECT_EQ(list[0]["text"], offline[0]) << options;
+      continue;
+    }
+    for (std::size_t h = 0; h < offline.size(); ++h) {
+      const std::size_t a = offline[h].find(" ||| "), b = offline[h].rfind(" ||| ");
+      ASSERT_NE(a, b) << offline[h];
+      EXPECT_EQ(list[h]["text"], offline[h].substr(a + 5, b - a - 5)) << options << " hypothesis " << h;
+      const double score = std::stod(offline[h].substr(b + 5));
+      EXPECT_NEAR(list[h]["score"].get<double>(), score, 1e-5 * std::abs(score) + 1e-6) << options << " " << h;
     }
   }
 }
@@ -419,18 +454,18 @@ TEST(ServeLimits, ApiKeys) {
 
 TEST(ServeLimits, FullQueueAndTimeLimit) {
   {
-    ServerProcess server({"--model", kModel, "--max-queue", "2", "--batch-wait-ms", "1500"});
+    ServerProcess server({"--model", kModel, "--max-queue", "2", "--batch-wait-ms", "5000"});
     // More sentences than the queue can ever hold: not "retry later", a bad request.
     Reply r = post(server.port(), "/translate", R"({"q":["alpha","beta","gamma"],"source":"xx","target":"yy"})");
     EXPECT_EQ(r.status, 400) << r.text;
     EXPECT_NE(r.text.find("more than the queue holds (2)"), std::string::npos) << r.text;
-    // Two sentences wait 1.5 s for company and fill the queue: one more is told to slow down.
+    // Two sentences wait 5 s for company and fill the queue: one more is told to slow down.
     Reply first;
     std::thread waiting(
         [&] { first = post(server.port(), "/translate", R"({"q":["alpha","beta"],"source":"xx","target":"yy"})"); });
-    for (int i = 0;
-         i < 100 && get(server.port(), "/metrics").text.find("\nattn_queued_sentences 2\n") == std::string::npos; ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const bool full = metrics_reach(server.port(), "attn_queued_sentences 2", 4);
+    if (!full) waiting.join();
+    ASSERT_TRUE(full) << "the two sentences were never seen queued together";
     r = post(server.port(), "/translate", R"({"q":"gamma","source":"xx","target":"yy"})");
     EXPECT_EQ(r.status, 429) << r.text;
     EXPECT_EQ(r.body["error"].get<std::string>().rfind("Slowdown: ", 0), 0u) << r.text;
@@ -494,7 +529,9 @@ TEST(ServeLimits, BatchesConcurrentRequestsAndCountsThem) {
 
 // SIGTERM while requests are in flight: each is answered in full, then the server exits 0.
 TEST(ServeLimits, SigtermFinishesWhatIsInFlight) {
-  ServerProcess server({"--model", kModel, "--batch-wait-ms", "2000"});
+  // The sentences wait up to 10 s (the most allowed) for company: queued when SIGTERM comes,
+  // and the shutdown ends the wait (the batch is translated at once).
+  ServerProcess server({"--model", kModel, "--batch-wait-ms", "10000"});
   const auto lines = read_lines(kDevSource);
   std::vector<std::thread> clients;
   std::vector<Reply> replies(8);
@@ -503,15 +540,14 @@ TEST(ServeLimits, SigtermFinishesWhatIsInFlight) {
       replies[c] =
           post(server.port(), "/translate", json({{"q", lines[c]}, {"source", "xx"}, {"target", "yy"}}).dump());
     });
-  // Until the 8 sentences are queued (they wait 2 s for company; at most 10 s for the clients).
-  for (int i = 0; i < 500; ++i) {
-    const std::string metrics = get(server.port(), "/metrics").text;
-    if (metrics.find("\nattn_queued_sentences 8\n") != std::string::npos) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  const bool queued = metrics_reach(server.port(), "attn_queued_sentences 8", 8);
   const int port = server.port();
+  const auto stopping = std::chrono::steady_clock::now();
   EXPECT_EQ(server.stop(SIGTERM), 0);
+  // The shutdown did not wait out the 10 s.
+  EXPECT_LT(std::chrono::steady_clock::now() - stopping, std::chrono::seconds(8));
   for (auto& t : clients) t.join();
+  ASSERT_TRUE(queued) << "the 8 sentences were never seen queued: nothing was in flight";
   const auto expected = translate_offline(std::vector<std::string>(lines.begin(), lines.begin() + 8));
   for (std::size_t c = 0; c < replies.size(); ++c) {
     EXPECT_EQ(replies[c].status, 200) << replies[c].text;

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "common/run_attn.h"
+#include "common/temp_dir.h"
 #include "core/error.h"
 #include "train/train_options.h"
 
@@ -90,6 +92,77 @@ TEST(TrainOptions, LinearDecayNeedsMaxStepsBeyondTheWarmup) {
   EXPECT_NE(error_of([&] { validate(o); }).find("give max_steps above warmup_steps"), std::string::npos);
   o.max_steps = 101;
   EXPECT_EQ(error_of([&] { validate(o); }), "");
+}
+
+// A preset sets the model keys and the recipe keys; choosing another undoes them; keys beside it in
+// the same object, and later sources, win. The values are written out by hand from docs/config.md.
+TEST(TrainOptions, PresetsSetTheModelAndTheRecipeAndAnotherPresetUndoesThem) {
+  TrainOptions o = usable();
+  o.model.vocab_size = 4000;  // the vocabulary's size is not the preset's
+  apply_options_json(nlohmann::json::parse(R"({"preset": "cpu-hour"})"), o, "config.json");
+  EXPECT_EQ(o.preset, "cpu-hour");
+  EXPECT_EQ(o.model.d_model, 256);
+  EXPECT_EQ(o.model.encoder_layers, 3);
+  EXPECT_EQ(o.model.decoder_layers, 3);
+  EXPECT_EQ(o.model.d_ff, 1024);
+  EXPECT_EQ(o.model.heads, 4);
+  EXPECT_EQ(o.model.dropout, 0.0f);
+  EXPECT_EQ(o.batch_tokens, 2048);
+  EXPECT_EQ(o.warmup_steps, 1600);
+  EXPECT_EQ(o.model.vocab_size, 4000);
+  EXPECT_EQ(error_of([&] { validate(o); }), "");
+
+  o.accumulate = 3;
+  o.lr_decay = "linear";
+  apply_options_json(nlohmann::json::parse(R"({"preset": "small"})"), o, "config.json");
+  EXPECT_EQ(o.preset, "small");
+  EXPECT_EQ(o.model.dropout, 0.1f);
+  EXPECT_EQ(o.batch_tokens, 4096);
+  EXPECT_EQ(o.warmup_steps, 4000);
+  EXPECT_EQ(o.accumulate, 1);
+  EXPECT_EQ(o.lr_decay, "inverse_sqrt");
+  EXPECT_EQ(o.model.vocab_size, 4000);
+
+  apply_options_json(nlohmann::json::parse(R"({"batch_tokens": 3000, "preset": "cpu-hour", "dropout": 0.2})"), o,
+                     "config.json");
+  EXPECT_EQ(o.batch_tokens, 3000);
+  EXPECT_EQ(o.warmup_steps, 1600);
+  EXPECT_EQ(o.model.dropout, 0.2f);
+
+  EXPECT_EQ(train_preset_names(), (std::vector<std::string>{"base", "big", "small", "tiny", "cpu-hour"}));
+  for (const auto& name : train_preset_names()) EXPECT_EQ(train_preset(name).at("preset"), name);
+  const std::string e =
+      error_of([&] { apply_options_json(nlohmann::json::parse(R"({"preset": "hour"})"), o, "config.json"); });
+  EXPECT_NE(e.find("config.json: unknown preset 'hour' (known: base, big, small, tiny, cpu-hour)"), std::string::npos)
+      << e;
+}
+
+// What --dump-config prints for a preset is a --config file that gives the same configuration, and
+// the command line's flags win over the preset.
+TEST(TrainOptions, APresetRoundTripsThroughDumpConfig) {
+  const auto dir = testing::fresh_temp_dir("preset_dump");
+  const auto first = testing::run_attn("train --preset cpu-hour --dump-config");
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const auto j = nlohmann::json::parse(first.output);
+  EXPECT_EQ(j.at("preset"), "cpu-hour");
+  EXPECT_EQ(j.at("batch_tokens"), 2048);
+  EXPECT_EQ(j.at("warmup_steps"), 1600);
+  EXPECT_EQ(j.at("dropout"), 0.0);
+  EXPECT_EQ(j.at("d_model"), 256);
+  const auto file = dir / "cpu-hour.json";
+  std::ofstream(file) << first.output;
+  const auto second = testing::run_attn("train --config " + file.string() + " --dump-config");
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_EQ(nlohmann::json::parse(second.output), j);
+  const auto flags = testing::run_attn("train --preset cpu-hour --warmup-steps 800 --dropout 0.1 --dump-config");
+  ASSERT_EQ(flags.exit_code, 0) << flags.output;
+  const auto k = nlohmann::json::parse(flags.output);
+  EXPECT_EQ(k.at("warmup_steps"), 800);
+  EXPECT_EQ(k.at("dropout"), 0.1);
+  EXPECT_EQ(k.at("batch_tokens"), 2048);
+  const auto bad = testing::run_attn("train --preset hour --dump-config");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("--preset: unknown preset 'hour'"), std::string::npos) << bad.output;
 }
 
 // docs/config.md documents every option with the default --dump-config prints (the defaults are

@@ -1,7 +1,7 @@
 // Matrix products with bfloat16 inputs and float32 accumulation and output (mixed precision, as
-// PyTorch's autocast does it). On a CPU with AVX512-BF16 oneDNN's bf16 matmul runs at about twice
-// the float32 rate (bench/gemm_bench: its "operands in bf16" against its matmul column); the inputs are rounded to bf16
-// (8 significant bits) on the way in.
+// PyTorch's autocast does it), through oneDNN's bf16 matmul on a CPU with AVX512-BF16; its rate against
+// float32's is bench/gemm_bench's to measure (the "bf16 converting" and "operands in bf16" columns beside
+// "matmul"). The inputs are rounded to bf16 (8 significant bits) on the way in.
 #include <cstdint>
 #include <vector>
 

@@ -1,7 +1,7 @@
 // y = alpha · x·Wᵀ + beta · y with an s8 weight: the activations quantized per row
 // (quantize.h), one oneDNN u8·s8 → s32 matmul (VNNI's vpdpbusd where the CPU has it, its AVX2
-// integer kernel elsewhere: about twice sgemm's rate on Zen 3, bench/gemm_bench's "int8" lines), and the exact integer
-// sums scaled back per row and column:
+// integer kernel elsewhere; its rate per shape is bench/translate_bench --precision int8 --profile's to measure,
+// the "matmul f32·s8" lines), and the exact integer sums scaled back per row and column:
 //   x·Wᵀ[i, j] ≈ Σ_c xs_i (qx_ic - z_i) · ws_j qw_jc = xs_i ws_j (S_ij - z_i Σ_c qw_jc).
 #include <algorithm>
 #include <vector>
