@@ -323,25 +323,94 @@ TEST_F(Distributed, SignalToOneRankStopsEveryRankAtTheSameStep) {
   EXPECT_EQ(last.ranks, 2);
 }
 
-// SIGUSR1 to mpirun (which forwards it to every rank; its own Ctrl-C handling kills the ranks a
-// second after asking them to stop): every rank stops after the same update, with a checkpoint.
-TEST_F(Distributed, UserSignalToMpirunStopsEveryRankWithACheckpoint) {
+// SIGUSR1 or SIGUSR2 to mpirun (which forwards both to every rank; its own Ctrl-C handling kills
+// the ranks a second after asking them to stop): every rank stops after the same update, with a
+// checkpoint.
+TEST_F(Distributed, UserSignalsToMpirunStopEveryRankWithACheckpoint) {
   const auto& t = *task_;
-  const Args args = train_args(t, *dir_ / "usr1", 100000);
-  const Job job = spawn(mpirun({args, args}), *dir_ / "usr1.log");
-  const auto first = checkpoint_path(*dir_ / "usr1" / "checkpoints", 20);
-  const auto deadline = Clock::now() + std::chrono::seconds(400);
-  while (!std::filesystem::exists(first) && Clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  ASSERT_TRUE(std::filesystem::exists(first)) << read_all(job.output);
-  ASSERT_EQ(kill(job.pid, SIGUSR1), 0);
-  const int status = wait_for(job, std::chrono::seconds(120));
-  const std::string log = read_all(job.output);
+  for (const int signal : {SIGUSR1, SIGUSR2}) {
+    const std::string name = signal == SIGUSR1 ? "usr1" : "usr2";
+    const Args args = train_args(t, *dir_ / name, 100000);
+    const Job job = spawn(mpirun({args, args}), *dir_ / (name + ".log"));
+    const auto first = checkpoint_path(*dir_ / name / "checkpoints", 20);
+    const auto deadline = Clock::now() + std::chrono::seconds(400);
+    while (!std::filesystem::exists(first) && Clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_TRUE(std::filesystem::exists(first)) << name << ": " << read_all(job.output);
+    ASSERT_EQ(kill(job.pid, signal), 0);
+    const int status = wait_for(job, std::chrono::seconds(120));
+    const std::string log = read_all(job.output);
+    EXPECT_TRUE(failed_cleanly(status)) << name << ": " << log;
+    const auto all = list_checkpoints(*dir_ / name / "checkpoints");
+    ASSERT_FALSE(all.empty()) << name;
+    const auto last = inspect_checkpoint(all.back()).progress;
+    EXPECT_GT(last.step, 20) << name << ": the stop wrote its own checkpoint";
+    EXPECT_EQ(last.ranks, 2) << name;
+    EXPECT_NE(log.find("training stopped (interrupted) at step " + std::to_string(last.step)), std::string::npos)
+        << name << ": " << log;
+  }
+}
+
+// A checkpoint of one process accumulating 2 batches, resumed by 2 ranks of one batch each, goes on
+// to the weights the one process reaches uninterrupted (2 ranks sum what it accumulates).
+TEST_F(Distributed, OneProcessCheckpointResumedByTwoRanksReachesTheOneProcessWeights) {
+  const auto& t = *task_;
+  const auto straight = *dir_ / "p1-straight", resumed = *dir_ / "p1-resumed";
+  ASSERT_TRUE(succeeded(wait_for(spawn(with(train_args(t, straight), {"--accumulate", "2"}), *dir_ / "p1.log"))))
+      << read_all(*dir_ / "p1.log");
+  // The same run stopped after step 20: its later checkpoints removed.
+  std::filesystem::copy(straight, resumed, std::filesystem::copy_options::recursive);
+  for (int step : {40, 60}) ASSERT_TRUE(std::filesystem::remove(checkpoint_path(resumed / "checkpoints", step)));
+  ASSERT_EQ(list_checkpoints(resumed / "checkpoints").size(), 1u);
+  const Args two = with(train_args(t, resumed), {"--resume"});
+  const int status = wait_for(spawn(mpirun({two, two}), *dir_ / "p1-resumed.log"));
+  const std::string log = read_all(*dir_ / "p1-resumed.log");
+  ASSERT_TRUE(succeeded(status)) << log;
+  EXPECT_NE(log.find("written by a run of 1 rank(s); continuing with 2"), std::string::npos) << log;
+  expect_same_tensors(checkpoint_path(straight / "checkpoints", 60), checkpoint_path(resumed / "checkpoints", 60));
+}
+
+// A checkpoint of 2 ranks resumed by one process without --accumulate 2: accepted (a user may
+// mean it), with a note giving the new, halved global batch; the run goes on to its last update.
+TEST_F(Distributed, TwoRankCheckpointResumedByOneProcessAloneSaysTheBatchIsHalved) {
+  const auto& t = *task_;
+  const auto run = *dir_ / "r2-alone";
+  const Args two = train_args(t, run, 40);
+  ASSERT_TRUE(succeeded(wait_for(spawn(mpirun({two, two}), *dir_ / "r2.log")))) << read_all(*dir_ / "r2.log");
+  ASSERT_TRUE(std::filesystem::remove(checkpoint_path(run / "checkpoints", 40)));
+  const int status = wait_for(spawn(with(train_args(t, run, 40), {"--resume"}), *dir_ / "r2-alone.log"));
+  const std::string log = read_all(*dir_ / "r2-alone.log");
+  ASSERT_TRUE(succeeded(status)) << log;
+  EXPECT_NE(log.find("note: the checkpoint was written by a run of 2 rank(s); continuing with 1: same weights, "
+                     "optimizer state and place in the data, but the global batch is now 512 x 1 x 1 tokens"),
+            std::string::npos)
+      << log;
+  const auto last = inspect_checkpoint(checkpoint_path(run / "checkpoints", 40)).progress;
+  EXPECT_EQ(last.ranks, 1);
+}
+
+// A run that diverges under mpirun: every rank stops before the same update, the message is given
+// once (by rank 0), no rank hangs, and no final model is written.
+TEST_F(Distributed, DivergenceStopsEveryRankAtTheSameUpdateWithOneMessage) {
+  const auto& t = *task_;
+  const auto run = *dir_ / "diverged";
+  const Args args = setting(train_args(t, run, 300),
+                            {"--lr-scale", "1e30", "--warmup-steps", "10", "--clip-norm", "0", "--save-every", "1"});
+  const int status = wait_for(spawn(mpirun({args, args}), *dir_ / "diverged.log"), std::chrono::seconds(120));
+  const std::string log = read_all(*dir_ / "diverged.log");
   EXPECT_TRUE(failed_cleanly(status)) << log;
-  const auto all = list_checkpoints(*dir_ / "usr1" / "checkpoints");
-  ASSERT_FALSE(all.empty());
-  const auto last = inspect_checkpoint(all.back()).progress;
-  EXPECT_NE(log.find("training stopped (interrupted) at step " + std::to_string(last.step)), std::string::npos) << log;
+  const std::string message = "attn: error: training diverged at update ";
+  const auto at = log.find(message);
+  ASSERT_NE(at, std::string::npos) << log;
+  EXPECT_EQ(at, log.rfind(message)) << "told once: " << log;
+  EXPECT_NE(log.find("lower lr_scale, raise warmup_steps, or set clip_norm"), std::string::npos) << log;
+  EXPECT_EQ(log.find("training stopped"), std::string::npos) << log;
+  EXPECT_FALSE(std::filesystem::exists(run / "model"));
+  // The last checkpoint is the update before the one named.
+  const std::int64_t update = std::stoll(log.substr(at + message.size()));
+  const auto saved = list_checkpoints(run / "checkpoints");
+  ASSERT_FALSE(saved.empty());
+  EXPECT_EQ(inspect_checkpoint(saved.back()).progress.step, update - 1) << log;
 }
 
 // Setups that cannot train one model are refused at the start, on every rank, naming what differs.
