@@ -125,6 +125,35 @@ TEST_P(CachedAttentionTest, HistoriesSharedThroughTheTableOfCachedRows) {
   check(*GetParam(), c, 13);
 }
 
+// Early in a sentence the window reaches before position 0: it is clipped there. At position 1
+// with a window of 3 both keys are attended (a window taken from 1 - 3 = -2 would read before the
+// cached row); at position 5 of 6 keys, positions 2 to 5.
+TEST_P(CachedAttentionTest, WindowClippedAtTheFirstPosition) {
+  Case c{3, 2, 8, 8, 3, 2, 0, {0, 1, 2}, {}, 1, 3};
+  check(*GetParam(), c, 31);
+  c.keys = 6, c.query_position = 5;
+  check(*GetParam(), c, 32);
+  // By hand, for one row and head: equal keys get equal weights over exactly the window.
+  Backend& be = *GetParam();
+  const std::vector<float> q{1}, cache{1, 5, 1, 7};  // positions 0, 1: key 1, values 5 and 7
+  std::vector<std::int32_t> rows_of{0};
+  auto dq = testing::to_device(be, q);
+  auto dcache = testing::to_device(be, cache);
+  auto drows_of = testing::to_device(be, rows_of);
+  DeviceBuffer<float> probs(be, 2), ctx(be, 1);
+  CachedAttention a;
+  a.rows = 1, a.heads = 1, a.d_k = 1, a.d_v = 1;
+  a.q = dq.data(), a.ld_q = 1;
+  a.cache = dcache.data(), a.row_stride = 4, a.ld_cache = 2;
+  a.rows_of = drows_of.data(), a.keys = 2;
+  a.query_position = 1, a.window = 3;
+  be.cached_attention(a, probs.data(), ctx.data());
+  const auto p = testing::to_host(be, probs);
+  EXPECT_FLOAT_EQ(p[0], 0.5f);
+  EXPECT_FLOAT_EQ(p[1], 0.5f);
+  EXPECT_FLOAT_EQ(testing::to_host(be, ctx)[0], 6.0f);
+}
+
 TEST_P(CachedAttentionTest, EncoderMemoryPerSentenceWithPaddedKeys) {
   // Cross attention: eight rows (two sentences of four hypotheses, the second sentence of the
   // batch finished: rows read cached sentences 2 and 0), sources of 5 and 12 of 12 keys.

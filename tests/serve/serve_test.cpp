@@ -250,9 +250,46 @@ TEST_F(Serve, NBestAttentionAndAlignmentAsTheCommandLineGivesThem) {
   std::filesystem::remove_all(dir);
 }
 
-// Requests with many different options (each set gets its own decoder, 32 kept at a time): every
-// one answered as attn translate answers with the same options.
-// Forty option sets, each against attn translate with the same options: the n-best lists (texts and
+// Word alignment with a threshold (every source word with at least that weight) is the same three
+// ways: attn translate --alignment-threshold, attn align --threshold on the exported records, and
+// the service's alignment.threshold; and the threshold changes the links (not argmax's).
+TEST_F(Serve, ThresholdAlignmentAgreesAcrossTheCommandLineAttnAlignAndTheService) {
+  const auto lines = read_lines(kDevSource);
+  const auto dir = attn::testing::fresh_temp_dir("serve_threshold");
+  std::string text;
+  for (const auto& l : lines) text += l + "\n";
+  std::ofstream(dir / "in.txt") << text;
+  const std::string translate = "translate -q -m " + kModelDir + " -i " + (dir / "in.txt").string() + " --alignment";
+  const std::string threshold = "0.15";
+  auto run = attn::testing::run_attn(translate + " -o " + (dir / "argmax.txt").string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  run = attn::testing::run_attn(translate + " -o " + (dir / "out.txt").string() + " --alignment-threshold " +
+                                threshold + " --attention " + (dir / "att.jsonl").string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  run = attn::testing::run_attn("align --attention " + (dir / "att.jsonl").string() + " --threshold " + threshold +
+                                " -o " + (dir / "align.txt").string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto out = read_lines((dir / "out.txt").string()), argmax = read_lines((dir / "argmax.txt").string());
+  const auto aligned = read_lines((dir / "align.txt").string());
+  ASSERT_EQ(out.size(), lines.size());
+  ASSERT_EQ(aligned.size(), lines.size());
+  const Reply r =
+      post(port(), "/v1/translate", json({{"q", lines}, {"alignment", {{"threshold", std::stod(threshold)}}}}).dump());
+  ASSERT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(r.body["alignment_options"]["threshold"], std::stod(threshold));
+  int changed = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string links = out[i].substr(out[i].rfind(" ||| ") + 5);
+    EXPECT_EQ(aligned[i], links) << lines[i];
+    EXPECT_EQ(r.body["translations"][i]["alignment"], links) << lines[i];
+    changed += out[i] != argmax[i];
+  }
+  EXPECT_GT(changed, 0) << "the threshold gave argmax's links for every sentence: the check would not see it";
+  std::filesystem::remove_all(dir);
+}
+
+// Forty option sets (each set gets its own decoder, 32 kept at a time), each against attn translate
+// with the same options: the n-best lists (texts and
 // scores; the score depends on alpha, log-probability / length penalty, even where the text does not).
 TEST_F(Serve, ManyDifferentOptions) {
   const std::string line = "alpha beta gamma delta epsilon";
