@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "core/text_file.h"
 #include "core/error.h"
 #include "serve/http_server.h"
 #include "serve/service.h"
@@ -29,8 +30,8 @@ std::vector<std::string> read_keys(const std::string& file) {
   if (!in) throw_in(file, "cannot open");
   std::vector<std::string> keys;
   std::string line;
-  while (std::getline(in, line)) {
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  while (read_line(in, line)) {
+    while (!line.empty() && line.back() == ' ') line.pop_back();
     if (!line.empty() && line[0] != '#') keys.push_back(line);
   }
   if (keys.empty()) throw_in(file, "holds no API key (one key per line)");

@@ -9,6 +9,7 @@
 
 #include "cli/attention_options.h"
 #include "cli/commands.h"
+#include "core/text_file.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/utf8.h"
@@ -39,9 +40,8 @@ bool read_chunk(std::istream& in, const std::string& name, std::size_t& line_num
                 std::vector<std::string>& lines) {
   lines.clear();
   std::string line;
-  while (lines.size() < max_lines && std::getline(in, line)) {
+  while (lines.size() < max_lines && read_line(in, line)) {
     ++line_number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
     if (auto bad = find_invalid_utf8(line))
       throw_at(name, line_number, "invalid UTF-8 at byte " + std::to_string(*bad + 1));
     lines.push_back(std::move(line));

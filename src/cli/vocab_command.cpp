@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "core/text_file.h"
 #include "core/error.h"
 #include "core/utf8.h"
 #include "data/vocabulary.h"
@@ -48,8 +49,7 @@ void print_training_report(const data::VocabularyTrainingReport& report) {
 template <typename Handler>
 void for_each_stdin_line(Handler&& handle) {
   std::string line;
-  for (std::size_t number = 1; std::getline(std::cin, line); ++number) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  for (std::size_t number = 1; read_line(std::cin, line); ++number) {
     handle(line, number);
   }
   if (std::cin.bad()) throw_in(kStdin, "read error");

@@ -9,13 +9,18 @@
 
 namespace attn {
 
+bool read_line(std::istream& in, std::string& line) {
+  if (!std::getline(in, line)) return false;
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return true;
+}
+
 std::vector<std::string> read_text_lines(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw_in(path.string(), std::string("cannot open: ") + std::strerror(errno));
   std::vector<std::string> lines;
   std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  while (read_line(in, line)) {
     if (auto bad = find_invalid_utf8(line)) {
       throw_at(path.string(), lines.size() + 1, "invalid UTF-8 at byte " + std::to_string(*bad + 1) + " of the line");
     }

@@ -4,23 +4,18 @@
 #include <cstdio>
 #include <sstream>
 
+#include "core/number_format.h"
 #include "core/atomic_file.h"
 
 namespace attn::data {
 namespace {
-
-std::string fixed(double value, int decimals) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-  return buffer;
-}
 
 std::size_t count_words(std::string_view text) {
   return text.empty() ? 0 : static_cast<std::size_t>(std::count(text.begin(), text.end(), ' ')) + 1;
 }
 
 std::string percent(std::size_t part, std::size_t whole) {
-  return fixed(whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole), 1) + "%";
+  return format_fixed(whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole), 1) + "%";
 }
 
 // One line per split: how much of it the Strong's gold covers.
@@ -93,8 +88,8 @@ void write_alignment_scores(const BibleCorpus& corpus, const std::filesystem::pa
     for (std::size_t i = 0; i < alignment.osis_ids.size(); ++i) {
       const VerseJudgement& j = alignment.judgements[i];
       out << alignment.osis_ids[i] << '\t' << pair << '\t' << j.pivot_features << '\t' << j.other_features << '\t'
-          << (j.judged_by_features ? "yes" : "no") << '\t' << fixed(j.similarity, 3) << '\t'
-          << fixed(j.neighbour_similarity, 3) << '\t' << fixed(j.relative_length_ratio, 3) << '\t'
+          << (j.judged_by_features ? "yes" : "no") << '\t' << format_fixed(j.similarity, 3) << '\t'
+          << format_fixed(j.neighbour_similarity, 3) << '\t' << format_fixed(j.relative_length_ratio, 3) << '\t'
           << misalignment_name(j.verdict) << '\n';
     }
   }

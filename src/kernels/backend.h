@@ -77,7 +77,7 @@ struct AttentionMask {
 // c = rows_of[r·rows_of_stride + p] (rows_of_stride 0: the one row rows_of[r] holds all of them):
 // its key at cache + c·row_stride + p·ld_cache + h·d_k, its value at the same place + heads·d_k +
 // h·d_v - h·d_k. Row r sees positions [lo, hi): hi = keys, or key_lengths[rows_of[r·stride]] when
-// key_lengths is given; lo = query_position - window when window > 0.
+// key_lengths is given; lo = max(0, query_position - window) when window > 0, else 0.
 struct CachedAttention {
   int rows = 0, heads = 0, d_k = 0, d_v = 0;
   const float* q = nullptr;

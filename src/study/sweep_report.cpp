@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "core/text_file.h"
+#include "core/number_format.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "eval/sacrebleu_format.h"
@@ -19,8 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
-
-std::string fixed(double v, int digits) { return eval::format_fixed(v, digits); }
 
 std::string value_text(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
@@ -36,7 +36,7 @@ std::string first_line_of(const fs::path& file) {
 }
 
 std::string budget_text(const SweepBudget& b) {
-  return b.updates > 0 ? std::to_string(b.updates) + " updates" : fixed(b.minutes, 1) + " minutes of training";
+  return b.updates > 0 ? std::to_string(b.updates) + " updates" : format_fixed(b.minutes, 1) + " minutes of training";
 }
 
 bool all_numeric(const std::vector<Json>& values) {
@@ -60,8 +60,7 @@ double score_table_cross_entropy(const fs::path& tsv) {
   double log_prob = 0;
   long long tokens = 0;
   int rows = 0;
-  for (std::size_t line = 1; std::getline(in, text); ++line) {
-    if (!text.empty() && text.back() == '\r') text.pop_back();
+  for (std::size_t line = 1; read_line(in, text); ++line) {
     if (line == 1) {
       if (text != "line\tlog_prob\ttokens\tppl")
         throw_at(tsv.string(), line, "expected attn score's header 'line<TAB>log_prob<TAB>tokens<TAB>ppl'");
@@ -208,12 +207,13 @@ SweepReportText sweep_report(const SweepPlan& plan, const std::map<std::string, 
       md << " | | | |\n";
       continue;
     }
-    md << (p == ranked.front() ? "**" + fixed(p->bleu_mean, 2) + "**" : fixed(p->bleu_mean, 2)) << " | "
-       << (p->finished >= 2 ? fixed(p->bleu_min, 2) + "–" + fixed(p->bleu_max, 2) : std::string("one seed")) << " | "
-       << fixed(p->chrf_mean, 2) << " | " << fixed(p->ppl_mean, 2) << " |\n";
+    md << (p == ranked.front() ? "**" + format_fixed(p->bleu_mean, 2) + "**" : format_fixed(p->bleu_mean, 2)) << " | "
+       << (p->finished >= 2 ? format_fixed(p->bleu_min, 2) + "–" + format_fixed(p->bleu_max, 2)
+                            : std::string("one seed"))
+       << " | " << format_fixed(p->chrf_mean, 2) << " | " << format_fixed(p->ppl_mean, 2) << " |\n";
   }
   if (spread_measured)
-    md << "\nSeed spread: the widest range of dev BLEU between the seeds of one setting is " << fixed(spread, 2)
+    md << "\nSeed spread: the widest range of dev BLEU between the seeds of one setting is " << format_fixed(spread, 2)
        << "; settings closer than that are not told apart.\n";
   else
     md << "\nNo setting has two finished seeds: the seed spread is not measured.\n";
@@ -232,7 +232,7 @@ SweepReportText sweep_report(const SweepPlan& plan, const std::map<std::string, 
   for (const auto& run : plan.runs) {
     md << "| " << run.name << " |";
     for (const auto& k : plan.knobs) md << " " << (run.values.contains(k) ? value_text(run.values.at(k)) : "") << " |";
-    md << " " << run.seed << " | " << fixed(run.parameters / 1e6, 2) << "M |";
+    md << " " << run.seed << " | " << format_fixed(run.parameters / 1e6, 2) << "M |";
     auto it = results.find(run.name);
     if (it == results.end()) {
       md << " not started | | | |";
@@ -241,21 +241,22 @@ SweepReportText sweep_report(const SweepPlan& plan, const std::map<std::string, 
       continue;
     }
     const SweepRunResult& r = it->second;
-    md << " " << r.updates << " | " << fixed(r.minutes, 1) << " | " << fixed(r.tokens_per_second, 0) << " |";
+    md << " " << r.updates << " | " << format_fixed(r.minutes, 1) << " | " << format_fixed(r.tokens_per_second, 0)
+       << " |";
     if (r.status == Status::diverged) {
       md << " diverged |";
       diverged.push_back(run.name + ": " + r.diverged_message);
     } else if (r.status == Status::unfinished) {
       md << " running |";
     } else {
-      md << " " << fixed(r.dev_ppl, 2) << " |";
+      md << " " << format_fixed(r.dev_ppl, 2) << " |";
     }
     for (const auto& d : decodings) {
       auto s = r.decodings.find(d.label());
       if (s == r.decodings.end())
         md << " | |";
       else
-        md << " " << fixed(s->second.bleu, 2) << " | " << fixed(s->second.chrf, 2) << " |";
+        md << " " << format_fixed(s->second.bleu, 2) << " | " << format_fixed(s->second.chrf, 2) << " |";
     }
     md << "\n";
   }

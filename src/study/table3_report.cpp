@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "core/number_format.h"
 #include "core/error.h"
 #include "inspect/svg_chart.h"
 #include "study/sweep_report.h"
@@ -15,12 +16,6 @@ namespace {
 namespace fs = std::filesystem;
 using inspect::ChartOptions;
 using inspect::ChartSeries;
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
 
 // The cells of the row that differ from `base`, at our scale, as the paper writes them.
 std::string changed_cells(const ModelConfig& c, const ModelConfig& base) {
@@ -35,8 +30,8 @@ std::string changed_cells(const ModelConfig& c, const ModelConfig& base) {
     if (c.d_k != base.d_k) cells.push_back("d_k=" + std::to_string(c.d_k));
     if (c.d_v != base.d_v) cells.push_back("d_v=" + std::to_string(c.d_v));
   }
-  if (c.dropout != base.dropout) cells.push_back("P_drop=" + fixed(c.dropout, 1));
-  if (c.label_smoothing != base.label_smoothing) cells.push_back("ε_ls=" + fixed(c.label_smoothing, 1));
+  if (c.dropout != base.dropout) cells.push_back("P_drop=" + format_fixed(c.dropout, 1));
+  if (c.label_smoothing != base.label_smoothing) cells.push_back("ε_ls=" + format_fixed(c.label_smoothing, 1));
   if (c.positions != base.positions) cells.push_back("learned positions");
   std::string out;
   for (const auto& s : cells) out += (out.empty() ? "" : ", ") + s;
@@ -46,7 +41,8 @@ std::string changed_cells(const ModelConfig& c, const ModelConfig& base) {
 std::string all_cells(const ModelConfig& c) {
   return "N=" + std::to_string(c.encoder_layers) + ", d_model=" + std::to_string(c.d_model) +
          ", d_ff=" + std::to_string(c.d_ff) + ", h=" + std::to_string(c.heads) + ", d_k=" + std::to_string(c.d_k) +
-         ", d_v=" + std::to_string(c.d_v) + ", P_drop=" + fixed(c.dropout, 1) + ", ε_ls=" + fixed(c.label_smoothing, 1);
+         ", d_v=" + std::to_string(c.d_v) + ", P_drop=" + format_fixed(c.dropout, 1) +
+         ", ε_ls=" + format_fixed(c.label_smoothing, 1);
 }
 
 std::optional<double> ppl(const Table3Results& r, const std::string& name) {
@@ -62,8 +58,8 @@ TrendVerdict worse(const Table3Results& r, double spread, std::string claim, con
   const auto px = ppl(r, x), py = ppl(r, y);
   if (!px || !py) return v;
   const double rel = (*px - *py) / *py;
-  v.evidence = x_label + " " + fixed(*px, 2) + " vs " + y_label + " " + fixed(*py, 2) + " (" + (rel >= 0 ? "+" : "") +
-               fixed(100 * rel, 1) + "%)";
+  v.evidence = x_label + " " + format_fixed(*px, 2) + " vs " + y_label + " " + format_fixed(*py, 2) + " (" +
+               (rel >= 0 ? "+" : "") + format_fixed(100 * rel, 1) + "%)";
   if (spread > 0 && std::abs(rel) <= spread)
     v.verdict = "within the spread";
   else
@@ -148,16 +144,16 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
     const Table3Row& row = *run.row;
     const std::string ours = row.id == "base" ? all_cells(run.model) : changed_cells(run.model, base);
     md << "| " << run.name << " | " << (row.change.empty() ? "(base)" : row.change) << " | " << ours << " | "
-       << run.steps << " | " << fixed(run.model.parameter_count() / 1e6, 2) << "M | ";
+       << run.steps << " | " << format_fixed(run.model.parameter_count() / 1e6, 2) << "M | ";
     auto it = r.results.find(run.name);
     if (it == r.results.end())
       md << "not run | | | ";
     else
-      md << fixed(it->second.dev_ppl, 2) << " | " << fixed(it->second.dev_bleu, 2) << " | "
-         << fixed(it->second.tokens_per_second, 0) << " | ";
+      md << format_fixed(it->second.dev_ppl, 2) << " | " << format_fixed(it->second.dev_bleu, 2) << " | "
+         << format_fixed(it->second.tokens_per_second, 0) << " | ";
     const PaperResult& p = row.paper;
-    md << (p.params_millions > 0 ? fixed(p.params_millions, 0) + "M" : "") << " | " << fixed(p.ppl, 2) << " | "
-       << fixed(p.bleu, 1) << " |\n";
+    md << (p.params_millions > 0 ? format_fixed(p.params_millions, 0) + "M" : "") << " | " << format_fixed(p.ppl, 2)
+       << " | " << format_fixed(p.bleu, 1) << " |\n";
   }
   const double spread = seed_spread(r);
   md << "\n## Run-to-run spread\n\n";
@@ -171,12 +167,12 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
          << "|---|---:|---:|---:|---:|---:|\n";
     any = true;
     const double rel = std::abs(a->second.dev_ppl - b->second.dev_ppl) / std::min(a->second.dev_ppl, b->second.dev_ppl);
-    md << "| " << run.row->id << " | " << fixed(a->second.dev_ppl, 2) << " | " << fixed(b->second.dev_ppl, 2) << " | "
-       << fixed(100 * rel, 1) << "% | " << fixed(a->second.dev_bleu, 2) << " | " << fixed(b->second.dev_bleu, 2)
-       << " |\n";
+    md << "| " << run.row->id << " | " << format_fixed(a->second.dev_ppl, 2) << " | "
+       << format_fixed(b->second.dev_ppl, 2) << " | " << format_fixed(100 * rel, 1) << "% | "
+       << format_fixed(a->second.dev_bleu, 2) << " | " << format_fixed(b->second.dev_bleu, 2) << " |\n";
   }
   if (any)
-    md << "\nThe largest difference between two seeds of one row, " << fixed(100 * spread, 1)
+    md << "\nThe largest difference between two seeds of one row, " << format_fixed(100 * spread, 1)
        << "% of the perplexity, is the spread: a difference between rows no larger than it is not taken as real.\n";
   else
     md << "No row has run with a second seed yet: differences between rows cannot be told from noise.\n";
@@ -237,7 +233,7 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
   md << "## How it was run\n\n"
      << "Each run trains for the same number of updates (" << training.steps << ", batches of " << training.batch_tokens
      << " source and " << training.batch_tokens << " target tokens, the paper's learning rate times "
-     << fixed(training.lr_scale, 2) << " with warmup " << training.warmup_steps
+     << format_fixed(training.lr_scale, 2) << " with warmup " << training.warmup_steps
      << ", fp32) from its seed; its last model is scored on every dev verse (perplexity by forced decoding, "
         "without label smoothing) and translates "
      << (training.bleu_verses > 0 ? "the first " + std::to_string(training.bleu_verses) + " dev verses"

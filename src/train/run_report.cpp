@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/number_format.h"
 #include "core/clock_text.h"
 #include "core/error.h"
 #include "core/json_file.h"
@@ -15,12 +16,6 @@
 
 namespace attn {
 namespace {
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
 
 double number(const nlohmann::json& j, const char* key) { return j.at(key).get<double>(); }
 
@@ -45,12 +40,12 @@ void write_training_section(std::ostream& md, const TrainingLog& log, const std:
      << "| updates | " << last.at("step") << " (" << last.value("epoch", 0) << " epochs) |\n"
      << "| training time | " << clock_text(number(last, "elapsed_seconds")) << " |\n"
      << "| target tokens seen | " << last.value("target_tokens", std::int64_t{0}) << " |\n"
-     << "| training speed | " << fixed(rates[rates.size() / 2], 0)
+     << "| training speed | " << format_fixed(rates[rates.size() / 2], 0)
      << " target tokens/s (median over progress windows) |\n";
   if (!log.valid.empty()) {
-    md << "| best dev perplexity | " << fixed(std::exp(best_ce), 2) << " per subword token (cross-entropy "
-       << fixed(best_ce, 4) << ", step " << best_step << ") |\n";
-    if (best_bleu >= 0) md << "| best dev BLEU (greedy, during training) | " << fixed(best_bleu, 2) << " |\n";
+    md << "| best dev perplexity | " << format_fixed(std::exp(best_ce), 2) << " per subword token (cross-entropy "
+       << format_fixed(best_ce, 4) << ", step " << best_step << ") |\n";
+    if (best_bleu >= 0) md << "| best dev BLEU (greedy, during training) | " << format_fixed(best_bleu, 2) << " |\n";
   }
 }
 
@@ -128,9 +123,9 @@ RunReport build_run_report(const RunReportOptions& o, const std::string& date) {
       std::string bleu = "-", chrf = "-";
       for (const eval::ScoreRecord& s : eval::read_score_file(r.scores)) {
         if (s.name == "BLEU")
-          bleu = fixed(s.score, 2), bleu_signature = s.signature;
+          bleu = format_fixed(s.score, 2), bleu_signature = s.signature;
         else if (s.name.starts_with("chrF"))
-          chrf = fixed(s.score, 2), chrf_signature = s.signature;
+          chrf = format_fixed(s.score, 2), chrf_signature = s.signature;
       }
       md << "| " << r.system << " | " << r.test_set << " | " << bleu << " | " << chrf << " |\n";
     }

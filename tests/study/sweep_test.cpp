@@ -179,7 +179,8 @@ TEST(SweepPlan, BadFilesAreRefusedNamingTheFileAndKey) {
   expect_has(err(R"({"variants": [{"name": "a"}, {"name": "a"}], )" + ok_budget + "}"), "two variants are called");
   expect_has(err(R"({"variants": [{"name": "../x"}], )" + ok_budget + "}"), "'variants[0].name' must be a string of");
   expect_has(err(R"({"grid": {"lr_scale": [1, 1]}, )" + ok_budget + "}"), "'grid.lr_scale' lists 1 twice");
-  expect_has(err(R"({"base": {"preset": "huge"}, )" + ok_budget + "}"), "unknown model preset 'huge'");
+  expect_has(err(R"({"base": {"preset": "huge"}, )" + ok_budget + "}"),
+             "unknown preset 'huge' (known: base, big, small, tiny, cpu-hour)");
   expect_has(err(R"({"base": {"keep_checkpoints": 2}, "score": {"average_last": 5}, )" + ok_budget + "}"),
              "keep_checkpoints 2 is below score.average_last 5");
   expect_has(err("[1]"), "a sweep file must be a JSON object");

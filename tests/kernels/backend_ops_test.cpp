@@ -1,0 +1,942 @@
+// Every operation of ATTN_BACKEND_OPS, as ggml's test-backend-ops walks its list: one table entry
+// per operation (overloads apart) runs it through Backend& on random inputs of several shapes (no
+// elements where the operation allows it, one row, one column, sizes off the vector widths, and
+// sizes past the CPU backend's threshold for threads) and compares with a scalar reference written
+// from the contract in kernels/backend.h, in double precision. Tolerances follow from the data
+// type: exact where float32 rounds once or not at all, k·u·(magnitude) with u = 2^-24 where float32
+// sums or exponentiates, 2^-8 relatively through bfloat16, one step where int8 rounds; each entry
+// states its own. BackendOpsTable fails naming any operation of the list that has no entry.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "common/backends.h"
+#include "common/device_vector.h"
+#include "common/reference_ops.h"
+
+namespace attn {
+namespace {
+
+using testing::bf16_nearest_even;
+using testing::bf16_value;
+using testing::Expected;
+using testing::Guarded;
+using testing::kU32;
+using testing::kUBf16;
+using testing::random_ints;
+using testing::random_values;
+using testing::to_device;
+
+// Element counts: none, one, odd, a vector's width, past it, and past 2^15 (threads on the CPU).
+const std::vector<std::int64_t> kSizes{0, 1, 7, 16, 33, 1000, 70001};
+// Rows × columns: no rows, one element, one row, one column, widths off 8 and 16, and over 2^15.
+struct Shape {
+  std::int64_t rows;
+  int cols;
+};
+const std::vector<Shape> kShapes{{0, 8}, {1, 1}, {1, 37}, {5, 1}, {3, 16}, {17, 33}, {300, 130}};
+std::string str(Shape s) { return std::to_string(s.rows) + "x" + std::to_string(s.cols); }
+std::size_t size(Shape s) { return static_cast<std::size_t>(s.rows) * s.cols; }
+
+// ---- Memory contents.
+
+// copy_to_device, copy_to_host and copy: bytes from an odd address to an odd address, the bytes
+// around the destination left alone.
+enum class Copy { to_device, to_host, on_device };
+void copy_case(Backend& be, Copy kind) {
+  for (std::size_t bytes : {0, 1, 3, 64, 1001}) {
+    SCOPED_TRACE(std::to_string(bytes) + " bytes");
+    const auto src_ints = random_ints(bytes + 1, 1, 0, 256);
+    const std::vector<std::uint8_t> src(src_ints.begin(), src_ints.end());  // copied from src + 1
+    auto d_src = to_device(be, src);
+    std::vector<std::uint8_t> host(bytes + 2, 0xA5), want = host;
+    std::copy(src.begin() + 1, src.end(), want.begin() + 1);
+    Guarded<std::uint8_t> dst(be, host);
+    if (kind == Copy::to_device) be.copy_to_device(dst.data() + 1, src.data() + 1, bytes);
+    if (kind == Copy::to_host) be.copy_to_host(host.data() + 1, d_src.data() + 1, bytes);
+    if (kind == Copy::on_device) be.copy(dst.data() + 1, d_src.data() + 1, bytes);
+    EXPECT_EQ(kind == Copy::to_host ? host : dst.host(), want);
+  }
+}
+void run_copy_to_device(Backend& be) { copy_case(be, Copy::to_device); }
+void run_copy_to_host(Backend& be) { copy_case(be, Copy::to_host); }
+void run_copy(Backend& be) { copy_case(be, Copy::on_device); }
+
+void run_fill(Backend& be) {
+  for (std::int64_t n : kSizes)
+    for (float value : {0.37f, -0.0f, INFINITY}) {
+      SCOPED_TRACE(std::to_string(n) + " elements of " + std::to_string(value));
+      Guarded<float> x(be, n);
+      be.fill(x.data(), n, value);
+      const auto got = x.host();
+      EXPECT_EQ(std::count_if(
+                    got.begin(), got.end(),
+                    [&](float v) { return std::bit_cast<std::uint32_t>(v) != std::bit_cast<std::uint32_t>(value); }),
+                0);
+    }
+}
+
+// ---- Conversions.
+
+void run_to_bf16(Backend& be) {
+  const std::vector<std::uint32_t> special{
+      0x00000000, 0x80000000,                          // ±0
+      0x3F808000, 0x3F818000,                          // ties: 1 + 2^-8 down to 1, 1 + 3·2^-8 up to 1 + 2^-6
+      0x00000001, 0x00008000, 0x00018000, 0x807FFFFF,  // subnormals: to 0, a tie to even 0, a tie up, up to normal
+      0x7F7FFFFF, 0xFF7FFFFF, 0x7F7F8000,              // ±FLT_MAX and a tie at the top: to ±infinity
+      0x7F800000, 0xFF800000,                          // ±infinity
+      0x7FC00000, 0x7F800001, 0xFF800001};             // NaNs (one whose top half alone is infinity)
+  for (std::int64_t n : kSizes) {
+    SCOPED_TRACE(std::to_string(n) + " elements");
+    // Random bit patterns (every exponent, subnormals, NaNs), the special values at both ends:
+    // in a vector block and in the remainder.
+    auto x = testing::random_float_bits(static_cast<std::size_t>(n), 4);
+    for (std::size_t i = 0; i < special.size() && i < x.size(); ++i)
+      x[i] = x[x.size() - 1 - i] = std::bit_cast<float>(special[i]);
+    auto dx = to_device(be, x);
+    Guarded<Bf16> y(be, n);
+    be.to_bf16(dx.data(), n, y.data());
+    const auto got = y.host();
+    int misses = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const bool ok = std::isnan(x[i]) ? testing::bf16_is_nan(got[i]) : got[i] == bf16_nearest_even(x[i]);
+      if (!ok && ++misses <= 3)
+        ADD_FAILURE() << "to_bf16 of " << x[i] << " (bits " << std::hex << std::bit_cast<std::uint32_t>(x[i]) << ") at "
+                      << std::dec << i << ": " << std::hex << got[i] << ", want " << bf16_nearest_even(x[i]);
+    }
+    EXPECT_EQ(misses, 0);
+  }
+}
+
+void run_quantize_rows(Backend& be) {
+  for (Shape s : kShapes) {
+    SCOPED_TRACE(str(s));
+    const std::int64_t ld = s.cols + 3;
+    auto x = random_values(static_cast<std::size_t>(s.rows * ld), 5, -2, 2);
+    for (std::int64_t r = 0; r < s.rows; ++r)  // rows of magnitudes 0.01 to 100
+      for (int c = 0; c < s.cols; ++c) x[r * ld + c] *= std::pow(10.0f, static_cast<float>(r % 5 - 2));
+    if (s.rows > 2) {  // a zero row (scale 1); max 127 (scale 1) with ties, away from zero; a negative max
+      const float ties[] = {2.5f, -2.5f, 0.5f, -0.5f, 126.5f, -1.5f};
+      for (int c = 0; c < s.cols; ++c) x[c] = 0, x[ld + c] = c ? ties[c % 6] : 127.0f;
+      x[2 * ld] = -3.81f;
+    }
+    auto dx = to_device(be, x);
+    Guarded<std::int8_t> q(be, static_cast<std::int64_t>(size(s)));
+    Guarded<float> scales(be, s.rows);
+    Guarded<std::int32_t> sums(be, s.rows);
+    be.quantize_rows(dx.data(), s.rows, s.cols, ld, q.data(), scales.data(), sums.data());
+    const auto got_q = q.host();
+    const auto got_scales = scales.host();
+    Expected want_scales, want_q, want_sums;
+    for (std::int64_t r = 0; r < s.rows; ++r) {
+      double max_abs = 0;
+      for (int c = 0; c < s.cols; ++c) max_abs = std::max(max_abs, std::abs(static_cast<double>(x[r * ld + c])));
+      const double scale = max_abs > 0 ? max_abs / 127 : 1;
+      want_scales.add(scale, kU32 * scale);
+      std::int64_t sum = 0;
+      for (int c = 0; c < s.cols; ++c) {
+        const double t = x[r * ld + c] / static_cast<double>(got_scales[r]);
+        // std::round: half away from zero. Where float32's x / scale may round onto or off a tie, either side.
+        const bool near_tie =
+            std::abs(std::abs(t - std::trunc(t)) - 0.5) < 4 * kU32 * std::abs(t) && static_cast<float>(t) != t;
+        want_q.add(std::clamp(std::round(t), -127.0, 127.0), near_tie ? 1 : 0);
+        sum += got_q[r * s.cols + c];
+      }
+      want_sums.add(static_cast<double>(sum));
+    }
+    want_scales.check(got_scales, "scales");
+    want_q.check(got_q, "q");
+    want_sums.check(sums.host(), "sums");
+  }
+}
+
+// ---- Element-wise: each result one float32 rounding of the exact value, so exactly equal to it.
+
+void run_add(Backend& be) {
+  for (std::int64_t n : kSizes) {
+    SCOPED_TRACE(std::to_string(n) + " elements");
+    const auto a = random_values(n, 6), b = random_values(n, 7);
+    auto da = to_device(be, a), db = to_device(be, b);
+    Guarded<float> y(be, n);
+    be.add(da.data(), db.data(), y.data(), n);
+    Expected want;
+    for (std::int64_t i = 0; i < n; ++i) want.add(static_cast<float>(static_cast<double>(a[i]) + b[i]));
+    want.check(y.host(), "y");
+  }
+}
+
+void run_accumulate(Backend& be) {
+  for (std::int64_t n : kSizes) {
+    SCOPED_TRACE(std::to_string(n) + " elements");
+    const auto x = random_values(n, 8), y0 = random_values(n, 9);
+    auto dx = to_device(be, x);
+    Guarded<float> y(be, y0);
+    be.accumulate(dx.data(), y.data(), n);
+    Expected want;
+    for (std::int64_t i = 0; i < n; ++i) want.add(static_cast<float>(static_cast<double>(y0[i]) + x[i]));
+    want.check(y.host(), "y");
+  }
+}
+
+void run_scale(Backend& be) {
+  for (std::int64_t n : kSizes)
+    for (float s : {0.5f, -3.7f, 0.0f}) {
+      SCOPED_TRACE(std::to_string(n) + " elements times " + std::to_string(s));
+      const auto x0 = random_values(n, 10);
+      Guarded<float> x(be, x0);
+      be.scale(x.data(), n, s);
+      Expected want;
+      for (float v : x0) want.add(static_cast<float>(static_cast<double>(v) * s));
+      want.check(x.host(), "x");
+    }
+}
+
+// add_bias and add_bias_relu: x[r, c] + bias[c], the latter then max(·, 0).
+void bias_case(Backend& be, bool relu) {
+  for (Shape s : kShapes) {
+    SCOPED_TRACE(str(s));
+    const auto x0 = random_values(size(s), 11), bias = random_values(s.cols, 12);
+    Guarded<float> x(be, x0);
+    auto db = to_device(be, bias);
+    relu ? be.add_bias_relu(x.data(), db.data(), s.rows, s.cols) : be.add_bias(x.data(), db.data(), s.rows, s.cols);
+    Expected want;
+    for (std::size_t i = 0; i < x0.size(); ++i) {
+      const float v = static_cast<float>(static_cast<double>(x0[i]) + bias[i % s.cols]);
+      want.add(relu ? std::max(v, 0.0f) : v);
+    }
+    want.check(x.host(), "x");
+  }
+}
+void run_add_bias(Backend& be) { bias_case(be, false); }
+void run_add_bias_relu(Backend& be) { bias_case(be, true); }
+
+// relu_backward: dy where y > 0, else 0; y in float (zeros of both signs among random values) or
+// in bf16 (also subnormals and infinities).
+void relu_backward_case(Backend& be, bool bf16) {
+  const std::vector<Bf16> special{0x0000, 0x8000, 0x0001, 0x8001, 0x7F80, 0xFF80, 0x3F80, 0xBF80};
+  for (std::int64_t n : kSizes) {
+    SCOPED_TRACE(std::to_string(n) + " elements");
+    auto y = random_values(n, 13);
+    for (std::int64_t i = 0; i < n; i += 5) y[i] = i % 2 ? -0.0f : 0.0f;
+    std::vector<Bf16> y16(n);
+    for (std::int64_t i = 0; i < n; ++i) y16[i] = i % 3 ? bf16_nearest_even(y[i]) : special[i / 3 % special.size()];
+    const auto dy0 = random_values(n, 14);
+    Guarded<float> dy(be, dy0);
+    auto dy32 = to_device(be, y);
+    auto dy16 = to_device(be, y16);
+    bf16 ? be.relu_backward(dy.data(), dy16.data(), n) : be.relu_backward(dy.data(), dy32.data(), n);
+    Expected want;
+    for (std::int64_t i = 0; i < n; ++i) want.add((bf16 ? bf16_value(y16[i]) : y[i]) > 0 ? dy0[i] : 0.0);
+    want.check(dy.host(), "dy");
+  }
+}
+void run_relu_backward_f32(Backend& be) { relu_backward_case(be, false); }
+void run_relu_backward_bf16(Backend& be) { relu_backward_case(be, true); }
+
+// bias_grad (dbias += Σ rows of dy) and bias_grad_to_bf16 (the same, and dy rounded to bf16).
+void bias_grad_case(Backend& be, bool to_bf16) {
+  for (Shape s : kShapes) {
+    SCOPED_TRACE(str(s));
+    const auto dy = random_values(size(s), 15, -2, 2), init = random_values(s.cols, 16);
+    auto d_dy = to_device(be, dy);
+    Guarded<float> dbias(be, init);
+    Guarded<Bf16> dy16(be, static_cast<std::int64_t>(size(s)));
+    to_bf16 ? be.bias_grad_to_bf16(d_dy.data(), s.rows, s.cols, dbias.data(), dy16.data())
+            : be.bias_grad(d_dy.data(), s.rows, s.cols, dbias.data());
+    Expected want;
+    for (int c = 0; c < s.cols; ++c) {
+      double sum = init[c], abs_sum = std::abs(init[c]);
+      for (std::int64_t r = 0; r < s.rows; ++r) sum += dy[r * s.cols + c], abs_sum += std::abs(dy[r * s.cols + c]);
+      want.add(sum, (s.rows + 1) * kU32 * abs_sum);
+    }
+    want.check(dbias.host(), "dbias");
+    if (!to_bf16) continue;
+    std::vector<Bf16> rounded(dy.size());
+    std::transform(dy.begin(), dy.end(), rounded.begin(), bf16_nearest_even);
+    EXPECT_EQ(dy16.host(), rounded) << "dy_bf16";
+  }
+}
+void run_bias_grad(Backend& be) { bias_grad_case(be, false); }
+void run_bias_grad_to_bf16(Backend& be) { bias_grad_case(be, true); }
+
+void run_sum_squares(Backend& be) {
+  for (std::int64_t n : kSizes) {
+    const auto x = random_values(n, 17, -3, 3);
+    double want = 0;
+    for (float v : x) want += static_cast<double>(v) * v;
+    auto dx = to_device(be, x);
+    EXPECT_NEAR(be.sum_squares(dx.data(), n), want, (n + 1) * 0x1p-53 * want) << n << " elements";
+  }
+}
+
+// dropout's documented properties: each element 0 or x / (1 - p); the mask a function of the seed
+// and the element's index only (the same call twice, in place, on other values as the backward pass
+// does, on a prefix: the same mask); another seed another mask; the kept fraction near 1 - p.
+void run_dropout(Backend& be) {
+  const std::uint64_t seed = 0x9E3779B97F4A7C15ULL;
+  for (float p : {0.0f, 0.1f, 0.5f})
+    for (std::int64_t n : kSizes) {
+      SCOPED_TRACE(std::to_string(n) + " elements, p = " + std::to_string(p));
+      auto x = random_values(n, 18, 0.5f, 1.5f), g = random_values(n, 19, 0.5f, 1.5f);  // no zeros
+      for (std::int64_t i = 1; i < n; i += 2) x[i] = -x[i];
+      auto dx = to_device(be, x);
+      Guarded<float> y(be, n), again(be, n), prefix(be, n / 2), other_seed(be, n), in_place(be, x), grad(be, g);
+      be.dropout(dx.data(), y.data(), n, p, seed);
+      be.dropout(dx.data(), again.data(), n, p, seed);
+      be.dropout(dx.data(), prefix.data(), n / 2, p, seed);
+      be.dropout(dx.data(), other_seed.data(), n, p, seed + 1);
+      be.dropout(in_place.data(), in_place.data(), n, p, seed);
+      be.dropout(grad.data(), grad.data(), n, p, seed);
+      const auto got = y.host(), got_grad = grad.host();
+      EXPECT_EQ(again.host(), got) << "the same call twice";
+      EXPECT_EQ(in_place.host(), got) << "y = x";
+      EXPECT_EQ(prefix.host(), std::vector<float>(got.begin(), got.begin() + n / 2)) << "the first n / 2 elements";
+      Expected want;
+      std::int64_t kept = 0, other_mask = 0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const bool keep = got[i] != 0;
+        kept += keep;
+        other_mask += keep != (got_grad[i] != 0);
+        const double scaled = x[i] / (1.0 - p);
+        want.add(keep ? scaled : 0.0, 4 * kU32 * std::abs(scaled));  // 1 - p, its inverse, the product
+      }
+      want.check(got, "y");
+      EXPECT_EQ(other_mask, 0) << "the mask differs on other values with the same seed";
+      if (p == 0) {
+        EXPECT_EQ(kept, n);
+      }
+      if (p == 0 || n < 1000) continue;
+      EXPECT_NEAR(static_cast<double>(kept), (1 - p) * n, 5 * std::sqrt(n * p * (1 - p))) << "5 sigma";
+      EXPECT_NE(other_seed.host(), got) << "seed + 1 gives the same mask";
+    }
+}
+
+// ---- Layer normalisation.
+
+// x with row means 0 to 2, gamma around 1; mean and rstd in double (rstd = 1 / sqrt(var + eps)).
+struct LayerNormRef {
+  std::vector<float> x, gamma, beta;
+  std::vector<double> mean, rstd, abs_mean;
+};
+LayerNormRef layernorm_inputs(Shape s, float eps) {
+  LayerNormRef ln{
+      random_values(size(s), 20, -2, 2), random_values(s.cols, 21, 0.5f, 1.5f), random_values(s.cols, 22), {}, {}, {}};
+  for (std::int64_t r = 0; r < s.rows; ++r) {
+    double sum = 0, abs_sum = 0, sq = 0;
+    for (int c = 0; c < s.cols; ++c) sum += ln.x[r * s.cols + c] += static_cast<float>(r % 3);
+    for (int c = 0; c < s.cols; ++c) abs_sum += std::abs(ln.x[r * s.cols + c]);
+    for (int c = 0; c < s.cols; ++c) sq += std::pow(ln.x[r * s.cols + c] - sum / s.cols, 2);
+    ln.mean.push_back(sum / s.cols), ln.abs_mean.push_back(abs_sum / s.cols);
+    ln.rstd.push_back(1 / std::sqrt(sq / s.cols + eps));
+  }
+  return ln;
+}
+
+void run_layernorm(Backend& be) {
+  const float eps = 1e-5f;
+  for (Shape s : kShapes) {
+    SCOPED_TRACE(str(s));
+    const LayerNormRef ln = layernorm_inputs(s, eps);
+    auto dx = to_device(be, ln.x), dg = to_device(be, ln.gamma), db = to_device(be, ln.beta);
+    Guarded<float> y(be, static_cast<std::int64_t>(size(s))), mean(be, s.rows), rstd(be, s.rows);
+    be.layernorm(dx.data(), dg.data(), db.data(), y.data(), mean.data(), rstd.data(), s.rows, s.cols, eps);
+    // Float sums over a row: the mean off by (cols + 8)·u·mean|x|, rstd by (cols + 8)·u relatively.
+    const double k = (s.cols + 8) * kU32;
+    Expected want_y, want_mean, want_rstd;
+    for (std::int64_t r = 0; r < s.rows; ++r) {
+      want_mean.add(ln.mean[r], k * ln.abs_mean[r]);
+      want_rstd.add(ln.rstd[r], k * ln.rstd[r]);
+      for (int c = 0; c < s.cols; ++c) {
+        const double xhat = (ln.x[r * s.cols + c] - ln.mean[r]) * ln.rstd[r];
+        want_y.add(xhat * ln.gamma[c] + ln.beta[c],
+                   k * (std::abs(ln.gamma[c]) * (std::abs(xhat) + ln.rstd[r] * ln.abs_mean[r]) + std::abs(ln.beta[c])));
+      }
+    }
+    want_y.check(y.host(), "y");
+    want_mean.check(mean.host(), "mean");
+    want_rstd.check(rstd.host(), "rstd");
+  }
+}
+
+// dx = dL/dx of y = gamma·(x - mean)·rstd + beta, with xhat = (x - mean)·rstd and g = dy·gamma:
+// rstd·(g - mean(g) - xhat·mean(g·xhat)); dgamma += Σ dy·xhat and dbeta += Σ dy over rows.
+void run_layernorm_backward(Backend& be) {
+  for (Shape s : kShapes) {
+    SCOPED_TRACE(str(s));
+    const LayerNormRef ln = layernorm_inputs(s, 1e-5f);
+    const std::vector<float> mean(ln.mean.begin(), ln.mean.end()), rstd(ln.rstd.begin(), ln.rstd.end());
+    const auto dy = random_values(size(s), 23), dgamma0 = random_values(s.cols, 24), dbeta0 = random_values(s.cols, 25);
+    auto d_dy = to_device(be, dy), dx_in = to_device(be, ln.x), dmean = to_device(be, mean),
+         drstd = to_device(be, rstd), dg = to_device(be, ln.gamma);
+    Guarded<float> dx(be, static_cast<std::int64_t>(size(s))), dgamma(be, dgamma0), dbeta(be, dbeta0);
+    be.layernorm_backward(d_dy.data(), dx_in.data(), dmean.data(), drstd.data(), dg.data(), dx.data(), dgamma.data(),
+                          dbeta.data(), s.rows, s.cols);
+    Expected want_dx;
+    std::vector<double> sum_gamma(dgamma0.begin(), dgamma0.end()), sum_beta(dbeta0.begin(), dbeta0.end());
+    std::vector<double> abs_gamma(s.cols), abs_beta(s.cols);
+    for (std::int64_t r = 0; r < s.rows; ++r) {
+      const float* xr = &ln.x[r * s.cols];
+      const float* dyr = &dy[r * s.cols];
+      auto xhat = [&](int c) { return (xr[c] - static_cast<double>(mean[r])) * rstd[r]; };
+      double mean_g = 0, mean_gx = 0, abs_g = 0, abs_gx = 0;
+      for (int c = 0; c < s.cols; ++c) {
+        const double g = static_cast<double>(dyr[c]) * ln.gamma[c];
+        mean_g += g / s.cols, mean_gx += g * xhat(c) / s.cols;
+        abs_g += std::abs(g) / s.cols, abs_gx += std::abs(g * xhat(c)) / s.cols;
+        sum_gamma[c] += dyr[c] * xhat(c), abs_gamma[c] += std::abs(dyr[c] * xhat(c));
+        sum_beta[c] += dyr[c], abs_beta[c] += std::abs(dyr[c]);
+      }
+      for (int c = 0; c < s.cols; ++c) {
+        const double g = static_cast<double>(dyr[c]) * ln.gamma[c];
+        want_dx.add(rstd[r] * (g - mean_g - xhat(c) * mean_gx),
+                    (s.cols + 8) * kU32 * rstd[r] * (std::abs(g) + abs_g + std::abs(xhat(c)) * abs_gx));
+      }
+    }
+    Expected want_dgamma, want_dbeta;
+    for (int c = 0; c < s.cols; ++c) {
+      want_dgamma.add(sum_gamma[c], (s.rows + 8) * kU32 * (std::abs(dgamma0[c]) + abs_gamma[c]));
+      want_dbeta.add(sum_beta[c], (s.rows + 1) * kU32 * (std::abs(dbeta0[c]) + abs_beta[c]));
+    }
+    want_dx.check(dx.host(), "dx");
+    want_dgamma.check(dgamma.host(), "dgamma");
+    want_dbeta.check(dbeta.host(), "dbeta");
+  }
+}
+
+// ---- Attention.
+
+// Scores [batch, heads, tq, tk]: query q (position q + offset) sees key k < lengths[b], and k <=
+// q + offset if causal, and |q + offset - k| <= window if window > 0 (AttentionMask).
+struct SoftmaxCase {
+  int batch, heads, tq, tk;
+  std::vector<std::int32_t> lengths;
+  bool causal;
+  int offset, window;
+  float scale;
+};
+const std::vector<SoftmaxCase> kSoftmaxCases{
+    {1, 1, 1, 1, {}, false, 0, 0, 1.0f},                // one score
+    {0, 2, 3, 3, {}, false, 0, 0, 1.0f},                // no sentences
+    {2, 3, 5, 7, {7, 3}, false, 0, 0, 0.7f},            // padding
+    {2, 2, 6, 6, {6, 0}, true, 0, 0, 0.125f},           // causal; a sentence of no keys: rows of zeros
+    {1, 2, 4, 9, {}, true, 5, 0, 0.7f},                 // queries 5 to 8 of 9 (incremental)
+    {2, 1, 37, 37, {37, 20}, false, 0, 3, 0.7f},        // restricted attention
+    {1, 2, 17, 70, {}, true, 53, 4, 0.35f},             // causal and a window, with an offset
+    {4, 4, 33, 40, {40, 33, 1, 17}, false, 0, 0, 0.7f}  // over 2^14 scores (threads)
+};
+
+void run_attention_softmax(Backend& be) {
+  for (const SoftmaxCase& c : kSoftmaxCases) {
+    SCOPED_TRACE(std::to_string(c.batch) + "x" + std::to_string(c.heads) + "x" + std::to_string(c.tq) + "x" +
+                 std::to_string(c.tk) + (c.causal ? " causal" : "") + " window " + std::to_string(c.window));
+    const std::size_t n = static_cast<std::size_t>(c.batch) * c.heads * c.tq * c.tk;
+    const auto scores = random_values(n, 26, -3, 3);
+    Guarded<float> d(be, scores);
+    auto lengths = to_device(be, c.lengths);
+    const AttentionMask mask{c.lengths.empty() ? nullptr : lengths.data(), c.causal, c.offset, c.window};
+    be.attention_softmax(d.data(), c.batch, c.heads, c.tq, c.tk, mask, c.scale);
+    Expected want;
+    for (std::size_t row = 0; row < n / std::max(c.tk, 1); ++row) {
+      const int b = static_cast<int>(row / (c.heads * c.tq)), pos = static_cast<int>(row % c.tq) + c.offset;
+      auto visible = [&](int k) {
+        return (c.lengths.empty() || k < c.lengths[b]) && (!c.causal || k <= pos) &&
+               (c.window == 0 || std::abs(pos - k) <= c.window);
+      };
+      std::vector<double> x;
+      for (int k = 0; k < c.tk; ++k)
+        if (visible(k)) x.push_back(static_cast<double>(c.scale) * scores[row * c.tk + k]);
+      const testing::Softmax sm = testing::softmax(x);
+      for (int k = 0, j = 0; k < c.tk; ++k) {
+        if (!visible(k)) {
+          want.add(0);
+          continue;
+        }
+        want.add(sm.p[j], sm.tol[j]);
+        ++j;
+      }
+    }
+    want.check(d.host(), "probabilities (masked: exactly 0)");
+  }
+}
+
+// ∂L/∂scores from ∂L/∂probs for probs = softmax(scale·scores): scale·p·(dp - Σ dp·p).
+void run_attention_softmax_backward(Backend& be) {
+  const float scale = 0.7f;
+  for (Shape s : kShapes) {  // rows × keys
+    SCOPED_TRACE(str(s));
+    std::vector<float> probs;
+    for (std::int64_t r = 0; r < s.rows; ++r) {  // the last third of each row's keys masked
+      const auto x = random_values(s.cols, 27 + r, -3, 3);
+      const testing::Softmax sm = testing::softmax(std::vector<double>(x.begin(), x.end() - s.cols / 3));
+      probs.insert(probs.end(), sm.p.begin(), sm.p.end());
+      probs.resize(probs.size() + s.cols / 3, 0.0f);
+    }
+    const auto dp = random_values(size(s), 28);
+    auto dprobs = to_device(be, probs);
+    Guarded<float> d(be, dp);
+    be.attention_softmax_backward(d.data(), dprobs.data(), s.rows, s.cols, scale);
+    Expected want;
+    for (std::int64_t r = 0; r < s.rows; ++r) {
+      double dot = 0, abs_dot = 0;
+      for (int k = 0; k < s.cols; ++k)
+        dot += static_cast<double>(dp[r * s.cols + k]) * probs[r * s.cols + k],
+            abs_dot += std::abs(dp[r * s.cols + k] * probs[r * s.cols + k]);
+      for (int k = 0; k < s.cols; ++k) {
+        const double p = probs[r * s.cols + k], g = dp[r * s.cols + k];
+        want.add(scale * p * (g - dot), (s.cols + 8) * kU32 * scale * p * (std::abs(g) + abs_dot));
+      }
+    }
+    want.check(d.host(), "dscores");
+  }
+}
+
+// cached_attention (CachedAttention): row r's position p in cached row rows_of[r·stride + p]
+// (stride 0: rows_of[r]); it sees [lo, hi): hi = keys, or key_lengths of the cached row of its
+// position 0; lo = max(0, query_position - window) when window > 0, else 0. probs =
+// softmax(q·k/√d_k) there, 0 elsewhere; ctx = probs·v.
+struct CachedCase {
+  const char* what;
+  int rows, heads, d_k, d_v, cached_rows, keys;
+  bool table_per_position;                // rows_of_stride = keys, else 0
+  std::vector<std::int32_t> key_lengths;  // per cached row; empty: none
+  int query_position, window;
+};
+const std::vector<CachedCase> kCachedCases{
+    {"one key", 1, 1, 1, 1, 1, 1, false, {}, 0, 0},
+    {"no rows", 0, 2, 4, 4, 1, 3, false, {}, 2, 0},
+    {"histories through the table", 6, 3, 16, 8, 8, 10, true, {}, 9, 0},
+    {"window", 6, 3, 16, 8, 8, 10, true, {}, 9, 3},
+    {"window clipped at position 0", 3, 2, 8, 8, 3, 2, false, {}, 1, 3},
+    {"encoder memory: padded keys, a row of none", 8, 4, 8, 5, 3, 12, false, {5, 0, 12}, 0, 0},
+    {"heads of 64", 4, 2, 64, 64, 4, 7, true, {}, 6, 0},
+    {"heads of 64, padded keys", 5, 2, 64, 64, 3, 9, false, {9, 4, 1}, 0, 0},
+    {"many rows (threads)", 32, 4, 32, 32, 8, 20, true, {}, 19, 0},
+    {"window, query before the last key", 2, 1, 4, 4, 2, 9, false, {}, 3, 2},
+};
+
+void run_cached_attention(Backend& be) {
+  unsigned seed = 30;
+  for (const CachedCase& c : kCachedCases) {
+    SCOPED_TRACE(c.what);
+    const int ld_q = c.heads * c.d_k + 3, ld_cache = c.heads * (c.d_k + c.d_v) + 2;
+    const std::int64_t row_stride = static_cast<std::int64_t>(c.keys) * ld_cache + 5,
+                       stride = c.table_per_position ? c.keys : 0;
+    const auto q = random_values(static_cast<std::size_t>(c.rows) * ld_q, ++seed, -2, 2);
+    const auto cache = random_values(static_cast<std::size_t>(c.cached_rows * row_stride), ++seed, -2, 2);
+    // Row r's position p in cached row (7r + 3p) mod cached_rows (beam search's reordered
+    // histories), or all of row r in cached row (2r + 1) mod cached_rows.
+    std::vector<std::int32_t> rows_of;
+    for (int r = 0; r < c.rows; ++r)
+      for (int p = 0; p < (stride ? c.keys : 1); ++p)
+        rows_of.push_back(stride ? (7 * r + 3 * p) % c.cached_rows : (2 * r + 1) % c.cached_rows);
+    auto dq = to_device(be, q), dcache = to_device(be, cache);
+    auto drows_of = to_device(be, rows_of), dlengths = to_device(be, c.key_lengths);
+    Guarded<float> probs(be, static_cast<std::int64_t>(c.rows) * c.heads * c.keys),
+        ctx(be, static_cast<std::int64_t>(c.rows) * c.heads * c.d_v);
+    CachedAttention a;
+    a.rows = c.rows, a.heads = c.heads, a.d_k = c.d_k, a.d_v = c.d_v, a.q = dq.data(), a.ld_q = ld_q;
+    a.cache = dcache.data(), a.row_stride = row_stride, a.ld_cache = ld_cache;
+    a.rows_of = drows_of.data(), a.rows_of_stride = stride, a.keys = c.keys;
+    a.key_lengths = c.key_lengths.empty() ? nullptr : dlengths.data();
+    a.query_position = c.query_position, a.window = c.window;
+    be.cached_attention(a, probs.data(), ctx.data());
+    Expected want_probs, want_ctx;
+    for (int r = 0; r < c.rows; ++r)
+      for (int h = 0; h < c.heads; ++h) {
+        const std::int64_t table = stride ? r * stride : r;  // row r's entries of rows_of
+        auto at = [&](int p) { return &cache[rows_of[table + (stride ? p : 0)] * row_stride + p * ld_cache]; };
+        const int hi = c.key_lengths.empty() ? c.keys : c.key_lengths[rows_of[table]];
+        const int lo = c.window > 0 ? std::max(0, c.query_position - c.window) : 0;
+        std::vector<double> scores;
+        double score_error = 0;  // a float32 dot product of d_k terms, scaled
+        for (int p = lo; p < hi; ++p) {
+          double s = 0, abs_s = 0;
+          for (int i = 0; i < c.d_k; ++i)
+            s += static_cast<double>(q[r * ld_q + h * c.d_k + i]) * at(p)[h * c.d_k + i],
+                abs_s += std::abs(q[r * ld_q + h * c.d_k + i] * at(p)[h * c.d_k + i]);
+          scores.push_back(s / std::sqrt(c.d_k));
+          score_error = std::max(score_error, (c.d_k + 2) * kU32 * abs_s / std::sqrt(c.d_k));
+        }
+        const testing::Softmax sm = testing::softmax(scores);
+        for (int p = 0; p < c.keys; ++p)
+          p < lo || p >= hi ? want_probs.add(0)
+                            : want_probs.add(sm.p[p - lo], sm.tol[p - lo] + 4 * score_error * sm.p[p - lo]);
+        for (int i = 0; i < c.d_v; ++i) {
+          double v = 0, tol = 0;
+          for (int p = lo; p < hi; ++p) {
+            const double value = at(p)[c.heads * c.d_k + h * c.d_v + i];
+            v += sm.p[p - lo] * value;
+            tol += (sm.tol[p - lo] + 4 * score_error * sm.p[p - lo] + (hi - lo + 2) * kU32 * sm.p[p - lo]) *
+                   std::abs(value);
+          }
+          want_ctx.add(v, tol);
+        }
+      }
+    want_probs.check(probs.host(), "probs (outside [lo, hi): exactly 0)");
+    want_ctx.check(ctx.host(), "ctx");
+  }
+}
+
+// ---- Embeddings: out[r] = table[ids[r]]·scale + positions[r % seq_len], the table f32 or s8.
+
+void run_embedding(Backend& be) {
+  const int vocab = 11, seq_len = 3;
+  for (std::size_t i = 0; i < kShapes.size(); ++i) {
+    const Shape s = kShapes[i];  // ids × dim
+    const int ld = s.cols + 2;
+    const bool positions = i % 2 == 0;
+    const float scale = i % 3 ? 2.5f : 1.0f;
+    const auto ids = random_ints(s.rows, 40, 0, vocab);
+    const auto table = random_values(static_cast<std::size_t>(vocab) * ld, 41);
+    const auto pos = random_values(static_cast<std::size_t>(seq_len) * s.cols, 42);
+    auto q = random_ints(static_cast<std::size_t>(vocab) * ld, 43, -127, 128);
+    const std::vector<std::int8_t> q8(q.begin(), q.end());
+    const auto scales = random_values(vocab, 44, 0.001f, 0.1f);
+    std::vector<std::int32_t> row_sums(vocab);
+    for (int v = 0; v < vocab; ++v) row_sums[v] = std::accumulate(&q[v * ld], &q[v * ld] + s.cols, 0);
+    auto d_ids = to_device(be, ids), d_sums = to_device(be, row_sums);
+    auto d_table = to_device(be, table), d_pos = to_device(be, pos), d_scales = to_device(be, scales);
+    auto d_q = to_device(be, q8);
+    for (DType dtype : {DType::f32, DType::s8}) {
+      SCOPED_TRACE(str(s) + " " + to_string(dtype) + (positions ? " with positions" : ""));
+      const MatrixRef t = dtype == DType::f32 ? f32_matrix(d_table.data(), ld)
+                                              : s8_matrix(d_q.data(), d_scales.data(), d_sums.data(), ld);
+      Guarded<float> out(be, static_cast<std::int64_t>(size(s)));
+      be.embedding(d_ids.data(), s.rows, t, s.cols, scale, positions ? d_pos.data() : nullptr, seq_len, out.data());
+      // f32: a product and a sum, one rounding each; s8: the two scales' product besides.
+      Expected want;
+      for (std::int64_t r = 0; r < s.rows; ++r)
+        for (int c = 0; c < s.cols; ++c) {
+          const std::size_t e = static_cast<std::size_t>(ids[r]) * ld + c;
+          const double x = (dtype == DType::f32 ? table[e] : q[e] * static_cast<double>(scales[ids[r]])) * scale,
+                       p = positions ? pos[(r % seq_len) * s.cols + c] : 0.0;
+          want.add(x + p, (dtype == DType::f32 ? 2 : 4) * kU32 * (std::abs(x) + std::abs(p)));
+        }
+      want.check(out.host(), "out");
+    }
+  }
+}
+
+void run_embedding_backward(Backend& be) {
+  const int vocab = 7;  // ids repeat
+  for (Shape s : kShapes) {
+    SCOPED_TRACE(str(s));
+    const float scale = 1.5f;
+    const auto ids = random_ints(s.rows, 45, 0, vocab);
+    const auto dout = random_values(size(s), 46), init = random_values(static_cast<std::size_t>(vocab) * s.cols, 47);
+    auto d_ids = to_device(be, ids);
+    auto d_dout = to_device(be, dout);
+    Guarded<float> dtable(be, init);
+    be.embedding_backward(d_ids.data(), s.rows, d_dout.data(), s.cols, scale, dtable.data());
+    std::vector<double> sum(init.begin(), init.end()), abs_sum(init.size());
+    for (std::size_t i = 0; i < init.size(); ++i) abs_sum[i] = std::abs(init[i]);
+    for (std::int64_t r = 0; r < s.rows; ++r)
+      for (int c = 0; c < s.cols; ++c)
+        sum[ids[r] * s.cols + c] += dout[r * s.cols + c] * scale,
+            abs_sum[ids[r] * s.cols + c] += std::abs(dout[r * s.cols + c] * scale);
+    Expected want;  // float sums of at most rows + 1 terms, each a product rounded once
+    for (std::size_t i = 0; i < sum.size(); ++i) want.add(sum[i], (s.rows + 2) * kU32 * abs_sum[i]);
+    want.check(dtable.host(), "dtable");
+  }
+}
+
+void run_positions_backward(Backend& be) {
+  struct Case {
+    int batch, seq_len, dim;
+  };
+  for (const Case c : {Case{0, 3, 4}, Case{1, 1, 1}, Case{3, 5, 17}, Case{7, 33, 64}, Case{2, 129, 130}}) {
+    SCOPED_TRACE(std::to_string(c.batch) + "x" + std::to_string(c.seq_len) + "x" + std::to_string(c.dim));
+    const auto dout = random_values(static_cast<std::size_t>(c.batch) * c.seq_len * c.dim, 48);
+    const auto init = random_values(static_cast<std::size_t>(c.seq_len) * c.dim, 49);
+    auto d_dout = to_device(be, dout);
+    Guarded<float> dpos(be, init);
+    be.positions_backward(d_dout.data(), c.batch, c.seq_len, c.dim, dpos.data());
+    Expected want;
+    for (std::size_t i = 0; i < init.size(); ++i) {
+      double sum = init[i], abs_sum = std::abs(init[i]);
+      for (int b = 0; b < c.batch; ++b)
+        sum += dout[b * init.size() + i], abs_sum += std::abs(dout[b * init.size() + i]);
+      want.add(sum, (c.batch + 1) * kU32 * abs_sum);
+    }
+    want.check(dpos.host(), "dpositions");
+  }
+}
+
+// ---- Loss and decoding.
+
+// cross_entropy and cross_entropy_to_bf16 against PyTorch's definition: target distribution q =
+// (1 - ε) on the target + ε / V everywhere, loss Σ_j q_j·(lse - x_j), nll lse - x_target, gradient
+// grad_scale·(p - q); rows whose target is ignore_id count nothing and get zero gradients.
+void cross_entropy_case(Backend& be, bool bf16) {
+  for (std::size_t i = 0; i < kShapes.size(); ++i) {
+    const Shape s = kShapes[i];  // rows × vocab
+    const float smoothing = i % 2 ? 0.1f : 0.0f, grad_scale = i % 3 ? 0.5f : 1.0f;
+    const int ignore_id = i % 2 ? -1 : 0;
+    const bool row_nll = !bf16 && i % 3 != 1;
+    SCOPED_TRACE(str(s) + " smoothing " + std::to_string(smoothing) + " ignore " + std::to_string(ignore_id));
+    const auto logits = random_values(size(s), 50, -4, 4);
+    auto targets = random_ints(s.rows, 51, 0, s.cols);
+    for (std::int64_t r = 3; r < s.rows; r += 4) targets[r] = ignore_id;
+    Guarded<float> d_logits(be, logits), nll(be, s.rows);
+    Guarded<Bf16> grad(be, static_cast<std::int64_t>(size(s)));
+    auto d_targets = to_device(be, targets);
+    const LossSums got = bf16 ? be.cross_entropy_to_bf16(d_logits.data(), d_targets.data(), s.rows, s.cols, smoothing,
+                                                         ignore_id, grad_scale, grad.data())
+                              : be.cross_entropy(d_logits.data(), d_targets.data(), s.rows, s.cols, smoothing,
+                                                 ignore_id, grad_scale, row_nll ? nll.data() : nullptr);
+    Expected want_grad, want_nll;
+    double loss = 0, nll_sum = 0, loss_tol = 0;
+    std::int64_t tokens = 0;
+    for (std::int64_t r = 0; r < s.rows; ++r) {
+      const float* x = &logits[r * s.cols];
+      const testing::Softmax sm = testing::softmax(std::vector<double>(x, x + s.cols));
+      // lse off by the sum's relative bound, plus a rounding of each of lse and max|x|
+      const double max_abs =
+          std::abs(*std::max_element(x, x + s.cols, [](float a, float b) { return std::abs(a) < std::abs(b); }));
+      const double row_tol = (s.cols + 16 + 2 * sm.range) * kU32 * (1 + std::abs(sm.lse) + max_abs);
+      const bool ignored = targets[r] == ignore_id;
+      double row_loss = 0;
+      for (int j = 0; j < s.cols; ++j) {
+        const double q = (j == targets[r] ? 1 - smoothing : 0.0) + static_cast<double>(smoothing) / s.cols;
+        row_loss += q * (sm.lse - x[j]);
+        const double g = ignored ? 0.0 : grad_scale * (sm.p[j] - q), tol = grad_scale * (sm.tol[j] + 4 * kU32 * q);
+        if (bf16)
+          want_grad.add(g, ignored ? 0.0 : kUBf16 * (std::abs(g) + tol) + tol);
+        else
+          want_grad.add(g, ignored ? 0.0 : tol);
+      }
+      want_nll.add(ignored ? 0.0 : sm.lse - x[targets[r]], ignored ? 0.0 : row_tol + kU32 * (sm.lse - x[targets[r]]));
+      if (ignored) continue;
+      loss += row_loss, nll_sum += sm.lse - x[targets[r]], loss_tol += row_tol, ++tokens;
+    }
+    EXPECT_NEAR(got.loss, loss, loss_tol);
+    EXPECT_NEAR(got.nll, nll_sum, loss_tol);
+    EXPECT_EQ(got.tokens, tokens);
+    if (row_nll) want_nll.check(nll.host(), "row_nll");
+    if (!bf16) {
+      want_grad.check(d_logits.host(), "logits (now the gradient)");
+      continue;
+    }
+    EXPECT_EQ(d_logits.host(), logits) << "the logits stay as they were";
+    std::vector<float> widened;
+    for (Bf16 b : grad.host()) widened.push_back(bf16_value(b));
+    want_grad.check(widened, "grad (bf16)");
+  }
+}
+void run_cross_entropy(Backend& be) { cross_entropy_case(be, false); }
+void run_cross_entropy_to_bf16(Backend& be) { cross_entropy_case(be, true); }
+
+void run_log_softmax(Backend& be) {
+  for (Shape s : kShapes) {
+    SCOPED_TRACE(str(s));
+    const auto x = random_values(size(s), 52, -20, 20);
+    Guarded<float> d(be, x);
+    be.log_softmax(d.data(), s.rows, s.cols);
+    Expected want;
+    for (std::int64_t r = 0; r < s.rows; ++r) {
+      const testing::Softmax sm = testing::softmax(std::vector<double>(&x[r * s.cols], &x[r * s.cols] + s.cols));
+      for (int c = 0; c < s.cols; ++c) {
+        const double y = x[r * s.cols + c] - sm.lse;
+        want.add(y, (s.cols + 16 + 2 * sm.range) * kU32 + 2 * kU32 * (std::abs(sm.lse) + std::abs(y)));
+      }
+    }
+    want.check(d.host(), "x");
+  }
+}
+
+// topk against a stable sort (ties: the lower index first), with ties placed on purpose.
+void run_topk(Backend& be) {
+  for (Shape s : kShapes)
+    for (int k : {1, std::min(5, s.cols), s.cols}) {
+      SCOPED_TRACE(str(s) + " k = " + std::to_string(k));
+      auto x = random_values(size(s), 53);
+      for (std::int64_t r = 0; r < s.rows; ++r) {
+        for (int c = 4; c < s.cols; c += 4) x[r * s.cols + c] = x[r * s.cols + c / 4];
+        if (s.cols > 1) x[r * s.cols] = x[r * s.cols + s.cols - 1] = 2.0f;  // a tie for the top
+      }
+      auto dx = to_device(be, x);
+      Guarded<float> values(be, s.rows * k);
+      Guarded<std::int32_t> indices(be, s.rows * k);
+      be.topk(dx.data(), s.rows, s.cols, k, values.data(), indices.data());
+      Expected want_values, want_indices;
+      for (std::int64_t r = 0; r < s.rows; ++r) {
+        std::vector<int> order(s.cols);
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int a, int b) { return x[r * s.cols + a] > x[r * s.cols + b]; });
+        for (int j = 0; j < k; ++j) want_values.add(x[r * s.cols + order[j]]), want_indices.add(order[j]);
+      }
+      want_values.check(values.host(), "values");
+      want_indices.check(indices.host(), "indices");
+    }
+  SCOPED_TRACE("k = 0 (k <= cols): nothing to write");
+  auto dx = to_device(be, random_values(6, 54));
+  Guarded<float> values(be, 0);
+  Guarded<std::int32_t> indices(be, 0);
+  be.topk(dx.data(), 2, 3, 0, values.data(), indices.data());
+  values.host();
+  indices.host();
+}
+
+// dst row r (stride dst_stride) = src row indices[r] (stride src_stride), or row r without
+// indices; the floats between rows of dst keep their values.
+void run_gather_rows(Backend& be) {
+  for (std::size_t i = 0; i < kShapes.size(); ++i) {
+    const Shape s = kShapes[i];  // rows × row_floats
+    const bool with_indices = i % 2;
+    SCOPED_TRACE(str(s) + (with_indices ? " with indices" : " without"));
+    const std::int64_t src_rows = std::max<std::int64_t>(s.rows, 9), src_stride = s.cols + 3, dst_stride = s.cols + 2;
+    const auto src = random_values(static_cast<std::size_t>(src_rows * src_stride), 55);
+    const auto indices = random_ints(s.rows, 56, 0, static_cast<int>(src_rows));
+    const auto init = random_values(static_cast<std::size_t>(s.rows * dst_stride), 57);
+    auto d_src = to_device(be, src);
+    auto d_indices = to_device(be, indices);
+    Guarded<float> dst(be, init);
+    be.gather_rows(d_src.data(), src_stride, with_indices ? d_indices.data() : nullptr, s.rows, s.cols, dst.data(),
+                   dst_stride);
+    Expected want;
+    for (std::int64_t r = 0; r < s.rows; ++r)
+      for (std::int64_t c = 0; c < dst_stride; ++c)
+        want.add(c < s.cols ? src[(with_indices ? indices[r] : r) * src_stride + c] : init[r * dst_stride + c]);
+    want.check(dst.host(), "dst");
+  }
+}
+
+// Adam (Kingma & Ba) with bias correction, in double: g = grad_scale·grad, m = β1·m + (1-β1)·g,
+// v = β2·v + (1-β2)·g², param -= lr·m̂ / (√v̂ + eps), m̂ = m / (1 - β1^t), v̂ = v / (1 - β2^t).
+void run_adam(Backend& be) {
+  struct Case {
+    AdamHyper h;
+    bool fresh;  // zero moments (the first step)
+  };
+  for (const Case c :
+       {Case{{0.01f, 0.9f, 0.98f, 1e-9f, 1.0f, 1}, true}, Case{{0.002f, 0.9f, 0.98f, 1e-9f, 0.5f, 7}, false},
+        Case{{0.001f, 0.8f, 0.999f, 1e-6f, 1.0f, 1000}, false}})
+    for (std::int64_t n : kSizes) {
+      SCOPED_TRACE(std::to_string(n) + " parameters, step " + std::to_string(c.h.step));
+      const auto p0 = random_values(n, 58), grads = random_values(n, 59);
+      auto m0 = random_values(n, 60, -0.5f, 0.5f), v0 = random_values(n, 61, 0, 0.1f);
+      for (std::int64_t i = 0; i < n; ++i) v0[i] = c.fresh ? 0 : v0[i] + m0[i] * m0[i];  // v > 0, of m²'s size
+      if (c.fresh) std::fill(m0.begin(), m0.end(), 0.0f);
+      auto d_grads = to_device(be, grads);
+      Guarded<float> params(be, p0), m(be, m0), v(be, v0);
+      be.adam(params.data(), d_grads.data(), m.data(), v.data(), n, c.h);
+      const double b1 = c.h.beta1, b2 = c.h.beta2, t = static_cast<double>(c.h.step);
+      Expected want_p, want_m, want_v;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double g = static_cast<double>(grads[i]) * c.h.grad_scale;
+        const double mi = b1 * m0[i] + (1 - b1) * g, vi = b2 * v0[i] + (1 - b2) * g * g;
+        const double tol_m = 4 * kU32 * (std::abs(b1 * m0[i]) + std::abs((1 - b1) * g)), tol_v = 6 * kU32 * vi;
+        const double c1 = 1 - std::pow(b1, t), c2 = 1 - std::pow(b2, t), denom = std::sqrt(vi / c2) + c.h.eps;
+        const double update = c.h.lr * (mi / c1) / denom;
+        want_m.add(mi, tol_m), want_v.add(vi, tol_v);
+        // p's rounding (2u: its argument carries the update's error), a few u per float operation of
+        // the update, and m's and v's errors carried through
+        want_p.add(p0[i] - update, 2 * kU32 * std::abs(p0[i] - update) + 16 * kU32 * std::abs(update) +
+                                       c.h.lr * tol_m / c1 / denom + std::abs(update) * tol_v / (2 * vi));
+      }
+      want_p.check(params.host(), "params");
+      want_m.check(m.host(), "m");
+      want_v.check(v.host(), "v");
+    }
+}
+
+// ---- The table.
+
+struct OpCase {
+  const char* name;       // the test's name
+  const char* op;         // the operation's name in ATTN_BACKEND_OPS
+  const char* overload;   // a piece of its parameter list that tells overloads apart ("" for none)
+  const char* tolerance;  // how close to the reference, and why (u = 2^-24)
+  void (*run)(Backend&);
+};
+void PrintTo(const OpCase& c, std::ostream* os) { *os << c.name; }
+#define OP_CASE(op, tolerance) \
+  OpCase { #op, #op, "", tolerance, run_##op }
+
+const OpCase kCases[] = {
+    OP_CASE(copy_to_device, "exact bytes"),
+    OP_CASE(copy_to_host, "exact bytes"),
+    OP_CASE(copy, "exact bytes"),
+    OP_CASE(fill, "exact bits"),
+    OP_CASE(to_bf16, "exact bits of round to nearest even by the bits (any NaN for a NaN)"),
+    OP_CASE(quantize_rows,
+            "scale one rounding of max|x|/127; q exact (half away from zero), ±1 only where float "
+            "x/scale can cross a tie; sums exact"),
+    OP_CASE(add, "exact: one float32 rounding"),
+    OP_CASE(accumulate, "exact: one float32 rounding"),
+    OP_CASE(scale, "exact: one float32 rounding"),
+    OP_CASE(add_bias, "exact: one float32 rounding"),
+    OP_CASE(add_bias_relu, "exact: one float32 rounding"),
+    OpCase{"relu_backward_f32", "relu_backward", "const float* y", "exact (a selection)", run_relu_backward_f32},
+    OpCase{"relu_backward_bf16", "relu_backward", "const Bf16* y", "exact (a selection)", run_relu_backward_bf16},
+    OP_CASE(bias_grad, "a float32 sum: (rows + 1)·u·Σ|terms|"),
+    OP_CASE(bias_grad_to_bf16, "as bias_grad; dy_bf16 exact bits (round to nearest even)"),
+    OP_CASE(sum_squares, "a double sum: (n + 1)·2^-53·Σx²"),
+    OP_CASE(dropout, "kept elements 4u from x/(1-p); masks exactly equal; kept count within 5 sigma"),
+    OP_CASE(layernorm, "float32 row sums: (cols + 8)·u relative to the terms"),
+    OP_CASE(layernorm_backward, "(cols + 8)·u for dx, (rows + 8)·u for dgamma and dbeta"),
+    OP_CASE(attention_softmax, "(n + 16 + 2·range)·u relatively; masked entries exactly 0"),
+    OP_CASE(cached_attention,
+            "softmax's bound plus float dot products' (d_k + 2)·u; ctx the weights' errors times "
+            "|v|; masked entries exactly 0"),
+    OP_CASE(attention_softmax_backward, "(tk + 8)·u·scale·p·(|dp| + Σ|dp·p|)"),
+    OP_CASE(embedding, "f32 table 2u, s8 table 4u, of |table·scale| + |position|"),
+    OP_CASE(embedding_backward, "float32 sums: (n + 2)·u·Σ|terms|"),
+    OP_CASE(positions_backward, "float32 sums: (batch + 1)·u·Σ|terms|"),
+    OP_CASE(cross_entropy, "softmax's bound on p; a row's loss (V + 16 + 2·range)·u·(1 + |lse| + max|x|)"),
+    OP_CASE(cross_entropy_to_bf16, "as cross_entropy, the gradient 2^-8 relatively besides (bf16)"),
+    OP_CASE(log_softmax, "(cols + 16 + 2·range)·u + 2u·(|lse| + |y|)"),
+    OP_CASE(topk, "exact values and indices"),
+    OP_CASE(gather_rows, "exact"),
+    OP_CASE(adam, "m 4u, v 6u; params 2u·|params| + 16u·|update| + m's and v's errors carried"),
+};
+#undef OP_CASE
+
+// The operations of ATTN_BACKEND_OPS: name and parameter list, overloads apart.
+struct OpSignature {
+  const char* name;
+  const char* params;
+};
+#define ATTN_OP_SIGNATURE(ret, name, params, args) OpSignature{#name, #params},
+const OpSignature kOps[] = {ATTN_BACKEND_OPS(ATTN_OP_SIGNATURE)};
+#undef ATTN_OP_SIGNATURE
+
+bool covers(const OpCase& c, const OpSignature& op) {
+  return std::string(c.op) == op.name && std::string(op.params).find(c.overload) != std::string::npos;
+}
+
+TEST(BackendOpsTable, EveryOperationHasExactlyOneCase) {
+  for (const OpSignature& op : kOps) {
+    const auto n = std::count_if(std::begin(kCases), std::end(kCases), [&](const OpCase& c) { return covers(c, op); });
+    EXPECT_EQ(n, 1) << op.name << op.params << (n ? " has several cases" : " has no case in kCases");
+  }
+  for (const OpCase& c : kCases) {
+    const auto n =
+        std::count_if(std::begin(kOps), std::end(kOps), [&](const OpSignature& op) { return covers(c, op); });
+    EXPECT_EQ(n, 1) << "case " << c.name << " matches " << n << " operations of ATTN_BACKEND_OPS";
+  }
+}
+
+class BackendOps : public ::testing::TestWithParam<std::tuple<Backend*, OpCase>> {};
+
+TEST_P(BackendOps, AgainstScalarReference) {
+  const auto& [be, c] = GetParam();
+  SCOPED_TRACE(std::string(c.name) + ", tolerance: " + c.tolerance);
+  c.run(*be);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, BackendOps,
+                         ::testing::Combine(::testing::ValuesIn(testing::all_backends()), ::testing::ValuesIn(kCases)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param)->name() + "_" + std::get<1>(info.param).name;
+                         });
+
+}  // namespace
+}  // namespace attn
