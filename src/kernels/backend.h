@@ -76,8 +76,10 @@ struct AttentionMask {
 // Row r's query for head h: q + r·ld_q + h·d_k. Position p of row r lives in cached row
 // c = rows_of[r·rows_of_stride + p] (rows_of_stride 0: the one row rows_of[r] holds all of them):
 // its key at cache + c·row_stride + p·ld_cache + h·d_k, its value at the same place + heads·d_k +
-// h·d_v - h·d_k. Row r sees positions [lo, hi): hi = keys, or key_lengths[rows_of[r·stride]] when
-// key_lengths is given; lo = max(0, query_position - window) when window > 0, else 0.
+// h·d_v - h·d_k. Row r sees positions [lo, hi): hi = keys, or key_lengths of the cached row of its
+// position 0 (rows_of[r·rows_of_stride], or rows_of[r] with stride 0) when key_lengths is given;
+// with window > 0, lo = max(0, query_position - window) and hi = min(hi, query_position + window + 1)
+// (else lo = 0).
 struct CachedAttention {
   int rows = 0, heads = 0, d_k = 0, d_v = 0;
   const float* q = nullptr;
@@ -120,7 +122,8 @@ struct AdamHyper {
   OP(void, copy_to_host, (void* host_dst, const void* src, std::size_t bytes), (host_dst, src, bytes))               \
   OP(void, copy, (void* dst, const void* src, std::size_t bytes), (dst, src, bytes))                                 \
   OP(void, fill, (float* x, std::int64_t n, float value), (x, n, value))                                             \
-  /* Conversions. to_bf16 rounds to nearest even. quantize_rows: per row r of x [rows, cols] */                      \
+  /* Conversions. to_bf16 rounds to nearest even; subnormal inputs become ±0 (as AVX512-BF16 */                     \
+  /* converts them), NaNs stay NaNs. quantize_rows: per row r of x [rows, cols] */                                   \
   /* (row stride ld), scale = max|x[r, :]| / 127 (1 for a zero row), q = round(x / scale) */                         \
   /* (half away from zero) clamped to ±127, sums[r] = Σ q[r, :] (quantize.cpp). */                                 \
   OP(void, to_bf16, (const float* x, std::int64_t n, Bf16* y), (x, n, y))                                            \
@@ -199,7 +202,7 @@ struct AdamHyper {
   /* log-softmax over the last dimension, in place (decoding). */                                                    \
   OP(void, log_softmax, (float* x, std::int64_t rows, int cols), (x, rows, cols))                                    \
   /* Per row: the k largest values in descending order (ties: lower index first) and their */                        \
-  /* column indices; k <= cols. values [rows, k], indices [rows, k]. */                                              \
+  /* column indices; 0 <= k <= cols (k = 0 writes nothing). values [rows, k], indices [rows, k]. */                  \
   OP(void, topk, (const float* x, std::int64_t rows, int cols, int k, float* values, std::int32_t* indices),         \
      (x, rows, cols, k, values, indices))                                                                            \
   /* dst row r (at dst + r·dst_stride) = src row indices[r] (at src + indices[r]·src_stride), */                   \

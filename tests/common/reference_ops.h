@@ -93,9 +93,11 @@ inline std::vector<float> random_float_bits(std::size_t n, unsigned seed) {
 
 // bfloat16 by the bits, apart from the kernels' conversion: the float's top half, plus one where
 // the dropped half is more than half an ulp, or exactly half with an odd top half (ties to even;
-// the carry may run into the exponent: FLT_MAX rounds to infinity). Not for NaNs.
+// the carry may run into the exponent: FLT_MAX rounds to infinity); subnormals become ±0, as the
+// contract says (backend.h: as AVX512-BF16 converts them). Not for NaNs.
 inline Bf16 bf16_nearest_even(float x) {
   const auto bits = std::bit_cast<std::uint32_t>(x);
+  if ((bits & 0x7F800000u) == 0) return static_cast<Bf16>((bits >> 16) & 0x8000u);  // subnormal or zero: ±0
   auto top = static_cast<Bf16>(bits >> 16);
   const std::uint32_t dropped = bits & 0xFFFFu;
   if (dropped > 0x8000u || (dropped == 0x8000u && (top & 1u))) ++top;

@@ -88,7 +88,7 @@ void run_to_bf16(Backend& be) {
   const std::vector<std::uint32_t> special{
       0x00000000, 0x80000000,                          // ±0
       0x3F808000, 0x3F818000,                          // ties: 1 + 2^-8 down to 1, 1 + 3·2^-8 up to 1 + 2^-6
-      0x00000001, 0x00008000, 0x00018000, 0x807FFFFF,  // subnormals: to 0, a tie to even 0, a tie up, up to normal
+      0x00000001, 0x00008000, 0x00018000, 0x807FFFFF,  // subnormals: all to ±0
       0x7F7FFFFF, 0xFF7FFFFF, 0x7F7F8000,              // ±FLT_MAX and a tie at the top: to ±infinity
       0x7F800000, 0xFF800000,                          // ±infinity
       0x7FC00000, 0x7F800001, 0xFF800001};             // NaNs (one whose top half alone is infinity)
@@ -498,7 +498,8 @@ void run_attention_softmax_backward(Backend& be) {
 
 // cached_attention (CachedAttention): row r's position p in cached row rows_of[r·stride + p]
 // (stride 0: rows_of[r]); it sees [lo, hi): hi = keys, or key_lengths of the cached row of its
-// position 0; lo = max(0, query_position - window) when window > 0, else 0. probs =
+// position 0; with window > 0, lo = max(0, query_position - window) and hi = min(hi,
+// query_position + window + 1), else lo = 0. probs =
 // softmax(q·k/√d_k) there, 0 elsewhere; ctx = probs·v.
 struct CachedCase {
   const char* what;
@@ -551,7 +552,8 @@ void run_cached_attention(Backend& be) {
       for (int h = 0; h < c.heads; ++h) {
         const std::int64_t table = stride ? r * stride : r;  // row r's entries of rows_of
         auto at = [&](int p) { return &cache[rows_of[table + (stride ? p : 0)] * row_stride + p * ld_cache]; };
-        const int hi = c.key_lengths.empty() ? c.keys : c.key_lengths[rows_of[table]];
+        int hi = c.key_lengths.empty() ? c.keys : c.key_lengths[rows_of[table]];
+        if (c.window > 0) hi = std::min(hi, c.query_position + c.window + 1);
         const int lo = c.window > 0 ? std::max(0, c.query_position - c.window) : 0;
         std::vector<double> scores;
         double score_error = 0;  // a float32 dot product of d_k terms, scaled

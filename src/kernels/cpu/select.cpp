@@ -9,6 +9,7 @@
 namespace attn::cpu {
 
 void topk(const float* x, std::int64_t rows, int cols, int k, float* values, std::int32_t* indices) {
+  if (k <= 0) return;  // nothing to write (best_v[k - 1] below needs one)
 #pragma omp parallel for schedule(static) if (rows * cols > (1 << 16))
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* row = x + r * cols;
