@@ -1,11 +1,14 @@
 // Benchmark: one full training step (forward, backward, Adam update; dropout and label smoothing
-// on) on a batch of 128 sentence pairs × 32 + 32 tokens (~4096 target tokens).
-//   train_step_bench [--profile] [--precision fp32|bf16] [PRESET...]     default: small base, fp32
+// on) on a batch of 128 sentence pairs × 32 + 32 tokens (~4096 target tokens; --sentences N: N
+// pairs, e.g. 64 for the cpu-hour preset's batches of 2048 tokens).
+//   train_step_bench [--profile] [--precision fp32|bf16] [--sentences N] [PRESET...]
+//                                                                   default: small base, fp32, 128
 // Prints target tokens/s and the step time (median step), the GEMM share of the FLOPs, and peak resident memory.
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -43,18 +46,21 @@ int main(int argc, char** argv) {
   std::vector<std::string> presets;
   bool profile = false;
   attn::MatmulPrecision precision = attn::MatmulPrecision::fp32;
+  int B = 128;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--profile")
       profile = true;
     else if (std::string(argv[i]) == "--precision" && i + 1 < argc)
       precision = attn::parse_matmul_precision(argv[++i]);
+    else if (std::string(argv[i]) == "--sentences" && i + 1 < argc)
+      B = std::max(1, std::atoi(argv[++i]));
     else
       presets.push_back(argv[i]);
   }
   if (presets.empty()) presets = {"small", "base"};
-  const int B = 128, S = 32, T = 32;
+  const int S = 32, T = 32;
   for (const auto& preset : presets) {
-    attn::ModelConfig c = attn::ModelConfig::preset(preset);
+    attn::ModelConfig c = attn::ModelConfig::preset(preset);  // throws for an unknown name, listing the known
     c.vocab_size = 8000;
     attn::Backend& backend = attn::cpu_backend(precision);
     attn::ProfilingBackend profiler(backend);

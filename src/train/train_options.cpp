@@ -102,7 +102,7 @@ constexpr Preset kPresets[] = {
     {"big", "big", "{}"},
     {"small", "small", "{}"},
     {"tiny", "tiny", "{}"},
-    {"cpu-hour", "small", R"({"batch_tokens": 2048, "warmup_steps": 1600, "dropout": 0})"},
+    {"cpu-hour", "small", R"({"batch_tokens": 1024, "warmup_steps": 3200, "dropout": 0})"},
 };
 
 std::string model_preset_of(const std::string& preset) {

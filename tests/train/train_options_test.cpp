@@ -107,8 +107,8 @@ TEST(TrainOptions, PresetsSetTheModelAndTheRecipeAndAnotherPresetUndoesThem) {
   EXPECT_EQ(o.model.d_ff, 1024);
   EXPECT_EQ(o.model.heads, 4);
   EXPECT_EQ(o.model.dropout, 0.0f);
-  EXPECT_EQ(o.batch_tokens, 2048);
-  EXPECT_EQ(o.warmup_steps, 1600);
+  EXPECT_EQ(o.batch_tokens, 1024);
+  EXPECT_EQ(o.warmup_steps, 3200);
   EXPECT_EQ(o.model.vocab_size, 4000);
   EXPECT_EQ(error_of([&] { validate(o); }), "");
 
@@ -126,7 +126,7 @@ TEST(TrainOptions, PresetsSetTheModelAndTheRecipeAndAnotherPresetUndoesThem) {
   apply_options_json(nlohmann::json::parse(R"({"batch_tokens": 3000, "preset": "cpu-hour", "dropout": 0.2})"), o,
                      "config.json");
   EXPECT_EQ(o.batch_tokens, 3000);
-  EXPECT_EQ(o.warmup_steps, 1600);
+  EXPECT_EQ(o.warmup_steps, 3200);
   EXPECT_EQ(o.model.dropout, 0.2f);
 
   EXPECT_EQ(train_preset_names(), (std::vector<std::string>{"base", "big", "small", "tiny", "cpu-hour"}));
@@ -145,8 +145,8 @@ TEST(TrainOptions, APresetRoundTripsThroughDumpConfig) {
   ASSERT_EQ(first.exit_code, 0) << first.output;
   const auto j = nlohmann::json::parse(first.output);
   EXPECT_EQ(j.at("preset"), "cpu-hour");
-  EXPECT_EQ(j.at("batch_tokens"), 2048);
-  EXPECT_EQ(j.at("warmup_steps"), 1600);
+  EXPECT_EQ(j.at("batch_tokens"), 1024);
+  EXPECT_EQ(j.at("warmup_steps"), 3200);
   EXPECT_EQ(j.at("dropout"), 0.0);
   EXPECT_EQ(j.at("d_model"), 256);
   const auto file = dir / "cpu-hour.json";
@@ -159,7 +159,7 @@ TEST(TrainOptions, APresetRoundTripsThroughDumpConfig) {
   const auto k = nlohmann::json::parse(flags.output);
   EXPECT_EQ(k.at("warmup_steps"), 800);
   EXPECT_EQ(k.at("dropout"), 0.1);
-  EXPECT_EQ(k.at("batch_tokens"), 2048);
+  EXPECT_EQ(k.at("batch_tokens"), 1024);
   const auto bad = testing::run_attn("train --preset hour --dump-config");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.output.find("--preset: unknown preset 'hour'"), std::string::npos) << bad.output;
