@@ -1,8 +1,8 @@
-// Element-wise kernels, dropout, embeddings and Adam against hand-worked values and naive loops.
+// Element-wise kernels, dropout and embeddings against hand-worked values and naive loops (Adam and
+// topk against their references: backend_ops_test.cpp, which covers every op).
 #include <omp.h>
 
 #include <cmath>
-#include <numeric>
 
 #include <gtest/gtest.h>
 
@@ -94,31 +94,6 @@ TEST_P(ElementwiseTest, EmbeddingLookupAndScatterAddGradient) {
   EXPECT_EQ(testing::to_host(be, dpos), (std::vector<float>{6, 8, 10, 12}));
 }
 
-TEST_P(ElementwiseTest, AdamFollowsKingmaAndBaWithBiasCorrection) {
-  Backend& be = *GetParam();
-  const AdamHyper h0{0.01f, 0.9f, 0.98f, 1e-9f, 1.0f, 1};
-  std::vector<float> p{1.0f, -2.0f, 0.5f}, g1{0.3f, -0.1f, 0.0f}, g2{-0.2f, 0.4f, 1.0f};
-  auto dp = testing::to_device(be, p), dm = testing::to_device(be, std::vector<float>(3, 0));
-  auto dv = testing::to_device(be, std::vector<float>(3, 0));
-  auto dg1 = testing::to_device(be, g1), dg2 = testing::to_device(be, g2);
-  be.adam(dp.data(), dg1.data(), dm.data(), dv.data(), 3, h0);
-  AdamHyper h1 = h0;
-  h1.step = 2;
-  be.adam(dp.data(), dg2.data(), dm.data(), dv.data(), 3, h1);
-  // The textbook algorithm in double.
-  for (int i = 0; i < 3; ++i) {
-    double m = 0, v = 0, x = p[i];
-    const double grads[2] = {g1[i], g2[i]};
-    for (int t = 1; t <= 2; ++t) {
-      m = 0.9 * m + 0.1 * grads[t - 1];
-      v = 0.98 * v + 0.02 * grads[t - 1] * grads[t - 1];
-      const double mhat = m / (1 - std::pow(0.9, t)), vhat = v / (1 - std::pow(0.98, t));
-      x -= 0.01 * mhat / (std::sqrt(vhat) + 1e-9);
-    }
-    EXPECT_NEAR(testing::to_host(be, dp)[i], x, 1e-6) << i;
-  }
-}
-
 INSTANTIATE_TEST_SUITE_P(Backends, ElementwiseTest, ::testing::ValuesIn(testing::all_backends()),
                          testing::backend_name);
 
@@ -140,30 +115,6 @@ namespace attn {
 namespace {
 
 class SelectTest : public ::testing::TestWithParam<Backend*> {};
-
-TEST_P(SelectTest, TopKAgainstAFullSort) {
-  Backend& be = *GetParam();
-  const int rows = 5, cols = 300, k = 7;
-  auto x = testing::random_values(rows * cols, 61);
-  x[2 * cols + 10] = x[2 * cols + 20] = 5.0f;  // a tie: the lower index comes first
-  auto dx = testing::to_device(be, x);
-  DeviceBuffer<float> values(be, rows * k);
-  DeviceBuffer<std::int32_t> indices(be, rows * k);
-  be.topk(dx.data(), rows, cols, k, values.data(), indices.data());
-  auto v = testing::to_host(be, values);
-  auto idx = testing::to_host(be, indices);
-  for (int r = 0; r < rows; ++r) {
-    std::vector<int> order(cols);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return x[r * cols + a] > x[r * cols + b]; });
-    for (int j = 0; j < k; ++j) {
-      EXPECT_EQ(idx[r * k + j], order[j]) << "row " << r << " rank " << j;
-      EXPECT_EQ(v[r * k + j], x[r * cols + order[j]]);
-    }
-  }
-  EXPECT_EQ(idx[2 * k], 10);
-  EXPECT_EQ(idx[2 * k + 1], 20);
-}
 
 TEST_P(SelectTest, GatherRowsWithStridesAndIndices) {
   Backend& be = *GetParam();
