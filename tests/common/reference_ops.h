@@ -67,7 +67,7 @@ class Guarded {
  private:
   static std::vector<T> pattern(std::size_t n, unsigned char byte) {
     std::vector<T> v(n);
-    std::memset(static_cast<void*>(v.data()), byte, n * sizeof(T));
+    if (n > 0) std::memset(static_cast<void*>(v.data()), byte, n * sizeof(T));  // data() may be null when empty
     return v;
   }
   Backend& be_;
