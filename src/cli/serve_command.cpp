@@ -4,7 +4,9 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <thread>
@@ -75,6 +77,14 @@ void run(ServeArguments& args) {
     std::cerr << "attn serve: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT")
               << ": no new connections; answering the requests in flight" << std::endl;
     service.begin_draining();
+    if (o.drain_seconds > 0) {
+      std::cerr << "attn serve: /health says \"draining\" for " << o.drain_seconds
+                << " s before the port closes (a second signal closes it now)" << std::endl;
+      const auto whole = static_cast<time_t>(o.drain_seconds);
+      const timespec wait{whole, static_cast<long>((o.drain_seconds - static_cast<double>(whole)) * 1e9)};
+      while (!served && sigtimedwait(&stop_signals, nullptr, &wait) < 0 && errno == EINTR) {
+      }
+    }
     // stop() before serve() has started listening is lost: repeat until serve() returned.
     while (!served) {
       http.stop();
@@ -151,6 +161,11 @@ void add_serve_command(CLI::App& app) {
   sub->add_option("--threads", o.threads, "CPU threads for the matrix products (0: all cores)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1024));
+  sub->add_option("--drain-seconds", o.drain_seconds,
+                  "after SIGTERM/SIGINT, keep listening this long with /health at 503 \"draining\" and new work "
+                  "refused, then close the port (a second signal closes it at once)")
+      ->capture_default_str()
+      ->check(finite_in(0, 3600));
   sub->add_option("--page", o.page_file,
                   "serve this HTML file at / instead of the built-in page (to work on the page)");
   sub->callback([args] { run(*args); });

@@ -261,7 +261,8 @@ HttpServer::HttpServer(Service& service) : service_(service), server_(std::make_
           send_json(res, service_.draining() ? 503 : 200, service_.health());
         }));
   s.Get("/metrics", route("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-          res.set_content(service_.metrics().text(service_.queued_sentences(), in_flight_.load()),
+          // The gauge counts the other requests: this scrape is not one of them.
+          res.set_content(service_.metrics().text(service_.queued_sentences(), in_flight_.load() - 1),
                           "text/plain; version=0.0.4; charset=utf-8");
         }));
   s.Get("/", route("/", [this](const httplib::Request&, httplib::Response& res) {

@@ -100,7 +100,8 @@ std::string Metrics::text(int queued_sentences, int in_flight_requests) const {
       << batch_sentences_.text("attn_batch_sentences");
   out << "# HELP attn_queued_sentences Sentences waiting to be translated.\n# TYPE attn_queued_sentences gauge\n"
       << "attn_queued_sentences " << queued_sentences << "\n";
-  out << "# HELP attn_http_requests_in_flight Requests being answered.\n# TYPE attn_http_requests_in_flight gauge\n"
+  out << "# HELP attn_http_requests_in_flight Requests being answered (this scrape not counted).\n# TYPE "
+         "attn_http_requests_in_flight gauge\n"
       << "attn_http_requests_in_flight " << in_flight_requests << "\n";
   return out.str();
 }

@@ -46,6 +46,10 @@ struct ServeOptions {
   int http_threads = 128;  // connections served at once
   int threads = 0;         // matrix-product threads (0: all cores)
   std::string page_file;   // serve this file as the page instead of the built-in one
+  // After SIGTERM/SIGINT, keep listening this long (or until a second signal) with /health at 503
+  // "draining" and new work refused with 503, so that a load balancer sees the state and stops
+  // sending before the port closes; 0: stop listening at once.
+  double drain_seconds = 0;
 };
 
 }  // namespace attn::serve

@@ -7,6 +7,11 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -489,6 +494,276 @@ TEST(ServeLimits, ApiKeys) {
   EXPECT_EQ(server.stop(SIGINT), 0);  // Ctrl-C stops it as SIGTERM does
 }
 
+// Every keyed endpoint × every place a key travels × every kind of wrong key: only the exact
+// keys of the file open the door (a prefix, a longer key, a key of the right length, a commented
+// line do not), the file's comments, blank lines and CRLF endings are not keys, and /metrics
+// counts the refusals by path and status.
+TEST(ServeLimits, ApiKeyMatrix) {
+  const auto dir = attn::testing::fresh_temp_dir("serve_keys");
+  {
+    std::ofstream file(dir / "keys.txt", std::ios::binary);
+    file << "# the operators' keys\r\nfirst-key-1234\r\n\r\n#commented-key\r\nsecond-key-77\nthird-key";
+  }
+  ServerProcess server({"--model", kModel, "--api-key-file", (dir / "keys.txt").string()});
+  const int port = server.port();
+  using Send = std::function<Reply(const std::string* key)>;  // nullptr: no key at all
+  const std::string libre = R"("q":"alpha beta gamma","source":"xx","target":"yy")";
+  const std::string v1 = R"("q":"alpha beta")";
+  const std::string pairs = R"("pairs":[{"source":"alpha beta","target":"beta alpha"}])";
+  const auto json_field = [](const std::string& fields, const std::string* key) {
+    return "{" + fields + (key ? ",\"api_key\":" + json(*key).dump() : "") + "}";
+  };
+  const auto header = [](const char* name, const std::string* key, const std::string& prefix = "") {
+    return key ? httplib::Headers{{name, prefix + *key}} : httplib::Headers{};
+  };
+  struct Where {
+    std::string name, path;
+    Send send;
+  };
+  const std::vector<Where> wheres{
+      {"JSON api_key", "/translate",
+       [&](const std::string* key) { return post(port, "/translate", json_field(libre, key)); }},
+      {"form api_key", "/translate",
+       [&](const std::string* key) {
+         std::string body = "q=alpha+beta+gamma&source=xx&target=yy";
+         if (key) body += "&api_key=" + httplib::detail::encode_query_param(*key);
+         return post(port, "/translate", body, "application/x-www-form-urlencoded");
+       }},
+      {"multipart api_key", "/translate",
+       [&](const std::string* key) {
+         httplib::MultipartFormDataItems items{
+             {"q", "alpha beta gamma", "", ""}, {"source", "xx", "", ""}, {"target", "yy", "", ""}};
+         if (key) items.push_back({"api_key", *key, "", ""});
+         httplib::Client client("127.0.0.1", port);
+         const auto res = client.Post("/translate", items);
+         Reply r;
+         if (res) r = {res->status, json::parse(res->body, nullptr, false), res->body};
+         return r;
+       }},
+      {"Bearer", "/translate",
+       [&](const std::string* key) {
+         return post(port, "/translate", json_field(libre, nullptr), "application/json",
+                     header("Authorization", key, "Bearer "));
+       }},
+      {"X-API-Key", "/translate",
+       [&](const std::string* key) {
+         return post(port, "/translate", json_field(libre, nullptr), "application/json", header("X-API-Key", key));
+       }},
+      {"JSON api_key", "/v1/translate",
+       [&](const std::string* key) { return post(port, "/v1/translate", json_field(v1, key)); }},
+      {"Bearer", "/v1/translate",
+       [&](const std::string* key) {
+         return post(port, "/v1/translate", json_field(v1, nullptr), "application/json",
+                     header("Authorization", key, "Bearer "));
+       }},
+      {"X-API-Key", "/v1/translate",
+       [&](const std::string* key) {
+         return post(port, "/v1/translate", json_field(v1, nullptr), "application/json", header("X-API-Key", key));
+       }},
+      {"JSON api_key", "/v1/score",
+       [&](const std::string* key) { return post(port, "/v1/score", json_field(pairs, key)); }},
+      {"Bearer", "/v1/score",
+       [&](const std::string* key) {
+         return post(port, "/v1/score", json_field(pairs, nullptr), "application/json",
+                     header("Authorization", key, "Bearer "));
+       }},
+      {"X-API-Key", "/v1/score",
+       [&](const std::string* key) {
+         return post(port, "/v1/score", json_field(pairs, nullptr), "application/json", header("X-API-Key", key));
+       }},
+  };
+  struct Case {
+    std::string name;
+    std::optional<std::string> key;
+    int status;
+  };
+  const std::vector<Case> cases{
+      {"missing", std::nullopt, 400},
+      {"wrong, same length", "first-key-1235", 403},
+      {"prefix", "first-key-123", 403},
+      {"longer", "first-key-12345", 403},
+      {"a commented line", "#commented-key", 403},
+      {"a comment", "# the operators' keys", 403},
+      {"the first key with its CR", "first-key-1234\r", 403},
+      {"another key's length", "second-key-7", 403},
+      {"first key", "first-key-1234", 200},
+      {"second key (LF line)", "second-key-77", 200},
+      {"third key (no final newline)", "third-key", 200},
+  };
+  std::map<std::pair<std::string, int>, int> expected;  // (path, status): requests
+  for (const auto& w : wheres)
+    for (const auto& c : cases) {
+      // A CR does not travel in a header value (httplib refuses to send it): body fields only.
+      if (c.key && c.key->find('\r') != std::string::npos && w.name != "JSON api_key" && w.name != "form api_key" &&
+          w.name != "multipart api_key")
+        continue;
+      const Reply r = w.send(c.key ? &*c.key : nullptr);
+      EXPECT_EQ(r.status, c.status) << w.path << ", key in " << w.name << ", " << c.name << ": " << r.text;
+      if (c.status == 400) {
+        EXPECT_EQ(r.body.value("error", ""), "Please contact the server operator to get an API key") << r.text;
+      }
+      if (c.status == 403) {
+        EXPECT_EQ(r.body.value("error", ""), "Invalid API key") << r.text;
+      }
+      ++expected[{w.path, r.status}];
+    }
+  // Looking needs no key.
+  for (const char* path : {"/languages", "/v1/models", "/health", "/frontend/settings"})
+    EXPECT_EQ(get(port, path).status, 200) << path;
+  const std::string metrics = get(port, "/metrics").text;
+  for (const auto& [at, n] : expected) {
+    const std::string line = "attn_http_requests_total{path=\"" + at.first + "\",status=\"" +
+                             std::to_string(at.second) + "\"} " + std::to_string(n);
+    EXPECT_NE(metrics.find("\n" + line + "\n"), std::string::npos) << line << "\n" << metrics;
+  }
+  EXPECT_EQ(server.stop(), 0);
+  std::filesystem::remove_all(dir);
+}
+
+// The samples of a Prometheus text exposition: "name{labels}" → value; every line a comment, a
+// blank or a sample, every sample's family introduced by a TYPE line.
+std::map<std::string, double> parse_exposition(const std::string& text) {
+  std::map<std::string, double> samples;
+  std::set<std::string> typed;
+  for (const std::string& line : split_lines(text)) {
+    if (line.empty()) continue;
+    if (line.rfind("# TYPE ", 0) == 0) {
+      typed.insert(line.substr(7, line.find(' ', 7) - 7));
+      continue;
+    }
+    if (line[0] == '#') continue;
+    const auto space = line.rfind(' ');
+    EXPECT_NE(space, std::string::npos) << line;
+    if (space == std::string::npos) continue;
+    const std::string key = line.substr(0, space);
+    const std::string name = key.substr(0, key.find('{'));
+    std::string family = name;
+    for (const char* suffix : {"_bucket", "_sum", "_count"})
+      if (!typed.count(family) && family.size() > std::strlen(suffix) &&
+          family.compare(family.size() - std::strlen(suffix), std::string::npos, suffix) == 0)
+        family.resize(family.size() - std::strlen(suffix));
+    EXPECT_TRUE(typed.count(family)) << "no TYPE line before " << line;
+    std::size_t used = 0;
+    const double value = std::stod(line.substr(space + 1), &used);
+    EXPECT_EQ(used, line.size() - space - 1) << line;
+    EXPECT_FALSE(samples.count(key)) << "twice: " << key;
+    samples[key] = value;
+  }
+  return samples;
+}
+
+// A histogram's buckets: le bounds increasing, counts cumulative (never falling), +Inf = _count.
+void expect_histogram(const std::map<std::string, double>& samples, const std::string& name) {
+  std::vector<std::pair<double, double>> buckets;  // (le, count)
+  const std::string prefix = name + "_bucket{le=\"";
+  for (const auto& [key, value] : samples)
+    if (key.rfind(prefix, 0) == 0) {
+      const std::string le = key.substr(prefix.size(), key.size() - prefix.size() - 2);
+      buckets.push_back({le == "+Inf" ? INFINITY : std::stod(le), value});
+    }
+  std::sort(buckets.begin(), buckets.end());
+  ASSERT_GE(buckets.size(), 2u) << name;
+  for (std::size_t i = 1; i < buckets.size(); ++i) EXPECT_LE(buckets[i - 1].second, buckets[i].second) << name;
+  EXPECT_TRUE(std::isinf(buckets.back().first)) << name;
+  EXPECT_EQ(buckets.back().second, samples.at(name + "_count")) << name;
+}
+
+// /metrics after a known mix of requests: every counter equals what the replies add up to.
+TEST(ServeLimits, MetricsAddUpAfterAKnownMixOfRequests) {
+  ServerProcess server({"--model", kModel});
+  const int port = server.port();
+  const auto lines = read_lines(kDevSource);
+  std::map<std::pair<std::string, int>, double> requests;
+  double sentences = 0, source_tokens = 0, target_tokens = 0;
+  const auto v1 = [&](const json& request) {
+    const Reply r = post(port, "/v1/translate", request.dump());
+    ++requests[{"/v1/translate", r.status}];
+    EXPECT_EQ(r.status, 200) << r.text;
+    for (const auto& t : r.body["translations"]) {
+      ++sentences;
+      source_tokens += t["source_tokens"].get<double>();
+      target_tokens += t["target_tokens"].get<double>();
+    }
+    return r;
+  };
+  const Reply first = v1({{"q", json::array({lines[0], lines[1]})}});
+  v1({{"q", lines[2]}, {"beam", 1}});
+  v1({{"q", json::array({lines[3], lines[4], lines[5]})}, {"beam", 2}, {"alpha", 1.0}});
+  // LibreTranslate's /translate with /v1's defaults: the same translation as lines[0]'s above.
+  Reply r = post(port, "/translate", json({{"q", lines[0]}, {"source", "xx"}, {"target", "yy"}}).dump());
+  ++requests[{"/translate", r.status}];
+  ASSERT_EQ(r.status, 200) << r.text;
+  ASSERT_EQ(r.body["translatedText"], first.body["translations"][0]["text"]);
+  ++sentences;
+  source_tokens += first.body["translations"][0]["source_tokens"].get<double>();
+  target_tokens += first.body["translations"][0]["target_tokens"].get<double>();
+  // Errors, each labelled with its status; unknown paths share one label.
+  r = post(port, "/v1/translate", "{not json");
+  ++requests[{"/v1/translate", r.status}];
+  EXPECT_EQ(r.status, 400);
+  r = post(port, "/translate", R"({"q":"alpha","source":"xx","target":"zz"})");
+  ++requests[{"/translate", r.status}];
+  EXPECT_EQ(r.status, 400);
+  r = get(port, "/no/such/page");
+  ++requests[{"other", r.status}];
+  EXPECT_EQ(r.status, 404);
+  for (const char* path : {"/health", "/languages", "/v1/models"}) ++requests[{path, get(port, path).status}];
+
+  const auto samples = parse_exposition(get(port, "/metrics").text);
+  double total = 0;
+  for (const auto& [at, n] : requests) {
+    const std::string key =
+        "attn_http_requests_total{path=\"" + at.first + "\",status=\"" + std::to_string(at.second) + "\"}";
+    EXPECT_EQ(samples.count(key) ? samples.at(key) : -1, n) << key;
+    total += n;
+  }
+  double counted = 0;
+  for (const auto& [key, value] : samples)
+    if (key.rfind("attn_http_requests_total{", 0) == 0) counted += value;
+  EXPECT_EQ(counted, total) << "series no request of the mix explains";
+  expect_histogram(samples, "attn_http_request_duration_seconds");
+  EXPECT_EQ(samples.at("attn_http_request_duration_seconds_count"), total);
+  EXPECT_EQ(samples.at("attn_translated_sentences_total{model=\"xx-yy\"}"), sentences);
+  EXPECT_EQ(samples.at("attn_translated_source_tokens_total{model=\"xx-yy\"}"), source_tokens);
+  EXPECT_EQ(samples.at("attn_translated_target_tokens_total{model=\"xx-yy\"}"), target_tokens);
+  expect_histogram(samples, "attn_batch_sentences");
+  EXPECT_EQ(samples.at("attn_batch_sentences_sum"), sentences);
+  EXPECT_GE(samples.at("attn_batch_sentences_count"), 4);  // four requests, one after another
+  EXPECT_LE(samples.at("attn_batch_sentences_count"), sentences);
+  EXPECT_GT(samples.at("attn_translate_seconds_total{model=\"xx-yy\"}"), 0);
+  EXPECT_EQ(samples.at("attn_queued_sentences"), 0);
+  EXPECT_EQ(samples.at("attn_http_requests_in_flight"), 0);  // this scrape is not counted
+  EXPECT_EQ(server.stop(), 0);
+}
+
+// A shutdown held by --drain-seconds: /health turns 503 "draining" while the port is still open,
+// new work is refused with 503, and a second signal ends the wait at once.
+TEST(ServeLimits, HealthSaysDrainingDuringAHeldShutdown) {
+  ServerProcess server({"--model", kModel, "--drain-seconds", "300"});
+  const int port = server.port();
+  EXPECT_EQ(get(port, "/health").body["status"], "ok");
+  server.signal(SIGTERM);
+  Reply health;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  do {
+    health = get(port, "/health");
+    if (health.status == 503) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  } while (std::chrono::steady_clock::now() < until);
+  ASSERT_EQ(health.status, 503) << "never seen draining: " << health.text;
+  EXPECT_EQ(health.body["status"], "draining") << health.text;
+  Reply r = post(port, "/translate", R"({"q":"alpha beta","source":"xx","target":"yy"})");
+  EXPECT_EQ(r.status, 503) << r.text;
+  EXPECT_EQ(r.body.value("error", ""), "The server is shutting down") << r.text;
+  r = post(port, "/v1/translate", R"({"q":"alpha beta"})");
+  EXPECT_EQ(r.status, 503) << r.text;
+  EXPECT_EQ(get(port, "/health").status, 503);  // still listening, still draining
+  const auto stopping = std::chrono::steady_clock::now();
+  EXPECT_EQ(server.stop(SIGTERM), 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - stopping, std::chrono::seconds(120)) << "the 300 s were waited out";
+  EXPECT_EQ(get(port, "/health").status, 0);  // nobody listens any more
+}
+
 TEST(ServeLimits, FullQueueAndTimeLimit) {
   {
     ServerProcess server({"--model", kModel, "--max-queue", "2", "--batch-wait-ms", "5000"});
@@ -578,6 +853,7 @@ TEST(ServeLimits, SigtermFinishesWhatIsInFlight) {
           post(server.port(), "/translate", json({{"q", lines[c]}, {"source", "xx"}, {"target", "yy"}}).dump());
     });
   const bool queued = metrics_reach(server.port(), "attn_queued_sentences 8", 8);
+  const bool in_flight = queued && metrics_reach(server.port(), "attn_http_requests_in_flight 8", 1);
   const int port = server.port();
   const auto stopping = std::chrono::steady_clock::now();
   EXPECT_EQ(server.stop(SIGTERM), 0);
@@ -585,6 +861,7 @@ TEST(ServeLimits, SigtermFinishesWhatIsInFlight) {
   EXPECT_LT(std::chrono::steady_clock::now() - stopping, std::chrono::seconds(8));
   for (auto& t : clients) t.join();
   ASSERT_TRUE(queued) << "the 8 sentences were never seen queued: nothing was in flight";
+  EXPECT_TRUE(in_flight) << "8 queued sentences, but /metrics did not count their 8 requests in flight";
   const auto expected = translate_offline(std::vector<std::string>(lines.begin(), lines.begin() + 8));
   for (std::size_t c = 0; c < replies.size(); ++c) {
     EXPECT_EQ(replies[c].status, 200) << replies[c].text;

@@ -71,6 +71,8 @@ class ServerProcess {
 
   int port() const { return port_; }
   pid_t pid() const { return pid_; }
+  // Sends `signal` without waiting for anything.
+  void signal(int signal) const { kill(pid_, signal); }
 
   // Sends `signal` and waits (at most `seconds`) for the exit; its exit status, or -1 if it had
   // to be killed or died of a signal.
