@@ -129,6 +129,11 @@ class RawConnection {
     }
     return got;
   }
+  // Whether the peer has neither answered nor closed the connection (yet).
+  bool untouched() {
+    pollfd p{fd_, POLLIN, 0};
+    return poll(&p, 1, 0) == 0;
+  }
 
  private:
   int fd_ = -1;
