@@ -74,6 +74,11 @@ struct TranslationOptions {
   int alignment_head = -1;   // one head, or -1: the mean of the layer's heads
   double alignment_threshold = 0;  // 0: each target word links to its most attended source word; > 0: to every
                                    // source word with at least this weight
+  // A lexical shortlist file (`attn shortlist build`, docs/shortlist.md): each batch is decoded over
+  // the frequent pieces and each source piece's first shortlist_k candidates only; "": the whole
+  // vocabulary. A file built for another vocabulary is refused.
+  std::string shortlist;
+  int shortlist_k = 100;
 };
 
 // One kind of attention of one translation: weights[layer][head][target][source], float32, row-major,

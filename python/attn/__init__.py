@@ -12,6 +12,7 @@ while attn computes: threads translating with separate Translators run in parall
 """
 
 import json as _json
+import os as _os
 import threading as _threading
 from typing import Callable, Iterable, List, Optional, Sequence, Union
 
@@ -61,7 +62,8 @@ class Translator:
                   return_attention: bool = False, attention_kinds: Iterable[str] = ("cross",),
                   attention_layers: Optional[Iterable[int]] = None, attention_heads: Optional[Iterable[int]] = None,
                   return_alignment: bool = False, alignment_layer: int = -1, alignment_head: int = -1,
-                  alignment_threshold: float = 0.0) -> List[TranslationResult]:
+                  alignment_threshold: float = 0.0, shortlist: Optional[str] = None,
+                  shortlist_k: int = 100) -> List[TranslationResult]:
         """Translates a list of texts; one TranslationResult per text, in order (as `attn translate`).
 
         beam: beam size (1: greedy); alpha: the length penalty's alpha; n_best: hypotheses returned
@@ -73,13 +75,16 @@ class Translator:
         attention_heads (None: all). return_alignment: result.alignment = [(source word, target word)]
         from the cross-attention of alignment_layer (-1: the default) and alignment_head (-1: the mean),
         each target word to its most attended source word, or with alignment_threshold > 0 to every
-        source word with at least that weight (docs/alignment.md).
+        source word with at least that weight (docs/alignment.md). shortlist: a file of `attn shortlist
+        build`; each batch is then decoded over the frequent pieces and each source piece's first
+        shortlist_k candidates only (docs/shortlist.md).
         """
         return self._impl.translate(_texts(texts, "texts"), beam, alpha, n_best, max_length_a, max_length_b,
                                     min_length, batch_tokens, max_batch_sentences, max_input_tokens,
                                     return_attention, list(attention_kinds), list(attention_layers or []),
                                     list(attention_heads or []), return_alignment, alignment_layer,
-                                    alignment_head, alignment_threshold)
+                                    alignment_head, alignment_threshold, _os.fspath(shortlist) if shortlist else "",
+                                    shortlist_k)
 
     def score(self, sources: Sequence[str], targets: Sequence[str], batch_sentences: int = 32) -> List[PairScore]:
         """The model's log-probability of given translations, one PairScore (log_prob, tokens,

@@ -53,7 +53,8 @@ class _Translator:
                   max_length_b: int, min_length: int, batch_tokens: int, max_batch_sentences: int,
                   max_input_tokens: int, return_attention: bool, attention_kinds: List[str],
                   attention_layers: List[int], attention_heads: List[int], return_alignment: bool,
-                  alignment_layer: int, alignment_head: int, alignment_threshold: float) -> List[TranslationResult]: ...
+                  alignment_layer: int, alignment_head: int, alignment_threshold: float, shortlist: str,
+                  shortlist_k: int) -> List[TranslationResult]: ...
     def score(self, sources: List[str], targets: List[str], batch_sentences: int) -> List[PairScore]: ...
     model_dir: str
     precision: str

@@ -62,7 +62,7 @@ class PyTranslator {
     k << s.beam_size << ' ' << s.length_penalty << ' ' << s.max_length_a << ' ' << s.max_length_b << ' ' << s.min_length
       << ' ' << s.n_best << ' ' << s.early_stop << ' ' << o.batch_tokens << ' ' << o.max_batch_sentences << ' '
       << o.max_input_tokens << ' ' << o.return_attention << ' ' << o.return_alignment << ' ' << o.alignment_layer << ' '
-      << o.alignment_head << ' ' << o.alignment_threshold;
+      << o.alignment_head << ' ' << o.alignment_threshold << ' ' << o.shortlist_k << " s" << o.shortlist;
     for (const auto& kind : o.attention_kinds) k << " k" << kind;
     for (int l : o.attention_layers) k << " l" << l;
     for (int h : o.attention_heads) k << " h" << h;
@@ -221,7 +221,8 @@ PYBIND11_MODULE(_attn, m) {
              float max_length_a, int max_length_b, int min_length, int batch_tokens, int max_batch_sentences,
              int max_input_tokens, bool return_attention, const std::vector<std::string>& attention_kinds,
              const std::vector<int>& attention_layers, const std::vector<int>& attention_heads, bool return_alignment,
-             int alignment_layer, int alignment_head, double alignment_threshold) {
+             int alignment_layer, int alignment_head, double alignment_threshold, const std::string& shortlist,
+             int shortlist_k) {
             attn::TranslationOptions o;
             o.search.beam_size = beam;
             o.search.length_penalty = alpha;
@@ -240,6 +241,8 @@ PYBIND11_MODULE(_attn, m) {
             o.alignment_layer = alignment_layer;
             o.alignment_head = alignment_head;
             o.alignment_threshold = alignment_threshold;
+            o.shortlist = shortlist;
+            o.shortlist_k = shortlist_k;
             return t.translate(texts, o);
           },
           py::call_guard<py::gil_scoped_release>())

@@ -117,8 +117,9 @@ struct Translator::Impl {
 
 namespace {
 
-TranslateOptions internal_options(const TranslationOptions& o, const ModelConfig& config,
+TranslateOptions internal_options(const TranslationOptions& o, const LoadedModel& model,
                                   inspect::AlignmentOptions& align) {
+  const ModelConfig& config = model.model->config();
   auto positive = [](int v, const char* name) {
     if (v < 1) invalid(std::string(name) + " must be at least 1, not " + std::to_string(v));
   };
@@ -169,6 +170,10 @@ TranslateOptions internal_options(const TranslationOptions& o, const ModelConfig
     align = resolve_alignment(config, t.attention, o.alignment_layer, head, o.alignment_threshold);
   }
   t.export_attention = o.return_attention || o.return_alignment;
+  if (o.shortlist_k < 1) invalid("shortlist_k must be at least 1, not " + std::to_string(o.shortlist_k));
+  t.shortlist_k = o.shortlist_k;
+  if (!o.shortlist.empty())
+    t.shortlist = std::make_shared<const Shortlist>(Shortlist::load(o.shortlist, *model.vocabulary));
   return t;
 }
 
@@ -203,7 +208,7 @@ Translator::Translator(const Model& model, TranslationOptions options) : impl_(s
   impl_->options = std::move(options);
   const LoadedModel& m = impl_->model->loaded;
   try {  // everything that can go wrong here is an option
-    const TranslateOptions t = internal_options(impl_->options, m.model->config(), impl_->align);
+    const TranslateOptions t = internal_options(impl_->options, m, impl_->align);
     impl_->translator = std::make_unique<BatchTranslator>(*m.model, *m.vocabulary, t);
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::other) invalid(e.what());

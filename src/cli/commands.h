@@ -46,6 +46,7 @@ void add_bleu_command(CLI::App& app);
 void add_train_command(CLI::App& app);
 void add_average_command(CLI::App& app);
 void add_translate_command(CLI::App& app);
+void add_shortlist_command(CLI::App& app);
 void add_quantize_command(CLI::App& app);
 void add_score_command(CLI::App& app);
 void add_report_command(CLI::App& app);

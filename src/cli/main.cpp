@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   attn::cli::add_train_command(app);
   attn::cli::add_average_command(app);
   attn::cli::add_translate_command(app);
+  attn::cli::add_shortlist_command(app);
   attn::cli::add_quantize_command(app);
   attn::cli::add_score_command(app);
   attn::cli::add_bleu_command(app);

@@ -25,6 +25,8 @@ struct ServeArguments {
   std::vector<std::string> models;
   std::string precision;
   std::string api_key, api_key_file;
+  std::vector<std::string> shortlists;  // "SRC-TGT=FILE"
+  int shortlist_k = 100;
 };
 
 std::vector<std::string> read_keys(const std::string& file) {
@@ -47,6 +49,20 @@ void run(ServeArguments& args) {
     serve::resolve_languages(o.models.back());
     o.models.back().precision = args.precision;
   }
+  for (const std::string& given : args.shortlists) {
+    const auto equals = given.find('=');
+    if (equals == std::string::npos || equals == 0 || equals + 1 == given.size())
+      throw Error("--shortlist " + given + ": give SRC-TGT=FILE (e.g. en-es=runs/en-es/shortlist.txt)");
+    const std::string id = given.substr(0, equals);
+    std::string served;
+    bool found = false;
+    for (auto& m : o.models) {
+      served += (served.empty() ? "" : ", ") + m.id();
+      if (m.id() == id) m.shortlist = given.substr(equals + 1), found = true;
+    }
+    if (!found) throw Error("--shortlist " + given + ": no model " + id + " is served (served: " + served + ")");
+  }
+  for (auto& m : o.models) m.shortlist_k = args.shortlist_k;
   if (!args.api_key.empty()) o.api_keys.push_back(args.api_key);
   if (!args.api_key_file.empty())
     for (auto& k : read_keys(args.api_key_file)) o.api_keys.push_back(k);
@@ -161,6 +177,12 @@ void add_serve_command(CLI::App& app) {
   sub->add_option("--threads", o.threads, "CPU threads for the matrix products (0: all cores)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1024));
+  sub->add_option(
+      "--shortlist", args->shortlists,
+      "SRC-TGT=FILE: decode that model over a lexical shortlist (`attn shortlist build`; repeat per model)");
+  sub->add_option("--shortlist-k", args->shortlist_k, "candidates per source piece taken from each --shortlist")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
   sub->add_option("--drain-seconds", o.drain_seconds,
                   "after SIGTERM/SIGINT, keep listening this long with /health at 503 \"draining\" and new work "
                   "refused, then close the port (a second signal closes it at once)")

@@ -33,6 +33,7 @@ struct TranslateArguments {
   bool alignment = false;  // append " ||| i-j ..." (Marian's --alignment)
   inspect::AlignmentOptions align;
   std::string align_head = "mean";
+  std::string shortlist;
 };
 
 // Reads up to `max_lines` lines; invalid UTF-8 is an error naming the line.
@@ -67,6 +68,8 @@ void run(const TranslateArguments& args) {
     align = resolve_alignment(config, options.attention, args.align.layer, args.align_head, args.align.threshold);
   }
   options.export_attention = export_attention || args.alignment;
+  if (!args.shortlist.empty())
+    options.shortlist = std::make_shared<const Shortlist>(Shortlist::load(args.shortlist, *loaded.vocabulary));
   BatchTranslator translator(*loaded.model, *loaded.vocabulary, options);
   std::ifstream file;
   if (args.input != "-") {
@@ -120,6 +123,8 @@ void run(const TranslateArguments& args) {
     total.source_tokens += s.source_tokens;
     total.target_tokens += s.target_tokens;
     total.seconds += s.seconds;
+    total.batches += s.batches;
+    total.output_rows += s.output_rows;
   }
   if (cropped > 5) std::cerr << "warning: " << cropped - 5 << " more inputs cropped\n";
   if (attention) attention->commit();
@@ -133,6 +138,10 @@ void run(const TranslateArguments& args) {
                   total.sentences / std::max(total.seconds, 1e-9), total.target_tokens / std::max(total.seconds, 1e-9),
                   args.options.search.beam_size, args.options.search.length_penalty);
     std::cerr << buf;
+    if (options.shortlist)
+      std::cerr << "shortlist: " << total.output_rows / std::max<std::int64_t>(total.batches, 1)
+                << " output pieces per batch on average (k " << options.shortlist_k << ", " << total.batches
+                << " batches)\n";
   }
 }
 
@@ -168,6 +177,13 @@ void add_translate_command(CLI::App& app) {
   sub->add_option("--max-input-tokens", args->options.max_input_tokens, "crop longer inputs (0: the model's maximum)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1 << 24));
+  sub->add_option("--shortlist", args->shortlist,
+                  "decode over a lexical shortlist (`attn shortlist build`; docs/shortlist.md): per batch, the "
+                  "frequent pieces and each source piece's candidates only");
+  sub->add_option("--shortlist-k", args->options.shortlist_k,
+                  "candidates per source piece taken from --shortlist (at most what it was built with)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
   sub->add_option("--threads", args->threads, "CPU threads (0: all cores)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1024));

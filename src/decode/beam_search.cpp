@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/error.h"
 #include "core/special_tokens.h"
 #include "core/token_batch.h"
 #include "kernels/device_buffer.h"
@@ -46,7 +47,11 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder,
   Backend& be = decoder.backend();
   const int beam = std::max(1, opt.beam_size);
   const int n_best = std::clamp(opt.n_best, 1, beam);
-  const int vocab = config.vocab_size;
+  // The columns of the decoder's rows: the vocabulary, or a shortlist of it (ids mapped back).
+  const int vocab = decoder.output_width();
+  const std::vector<std::int32_t>& output_ids = decoder.output_ids();
+  const int eos_column = decoder.output_column(kEosId);
+  if (eos_column < 0) throw Error("the output shortlist leaves out </s>: no hypothesis could end");
   const double alpha = opt.length_penalty;
   const bool track_rows = decoder.attention_tap() != nullptr;
 
@@ -86,7 +91,7 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder,
       }
     const float* log_probs = decoder.step(tokens.data());
     be.topk(log_probs, rows, vocab, k, top_values.data(), top_indices.data());
-    be.gather_rows(log_probs + kEosId, vocab, nullptr, rows, 1, eos_values.data(), 1);
+    be.gather_rows(log_probs + eos_column, vocab, nullptr, rows, 1, eos_values.data(), 1);
     values.resize(static_cast<std::size_t>(rows) * k);
     indices.resize(values.size());
     eos.resize(rows);
@@ -110,7 +115,8 @@ std::vector<std::vector<Hypothesis>> beam_search(IncrementalDecoder& decoder,
         }
         const bool eos_allowed = step + 1 >= opt.min_length;
         for (int j = 0; j < k; ++j) {
-          const std::int32_t tok = indices[row * k + j];
+          const std::int32_t column = indices[row * k + j];
+          const std::int32_t tok = output_ids.empty() ? column : output_ids[static_cast<std::size_t>(column)];
           if (tok == kPadId || tok == kBosId || (tok == kEosId && !eos_allowed)) continue;
           candidates.push_back({static_cast<int>(r), tok, s.live[r].log_prob + values[row * k + j],
                                 static_cast<int>(candidates.size())});

@@ -134,10 +134,51 @@ const float* IncrementalDecoder::step(const std::int32_t* tokens) {
                                        memory_mask, none, cache, y_.data(), &incremental, {tap_, static_cast<int>(l)});
     std::swap(x_, y_);
   }
-  model_.embedding().project(be_, x_.data(), rows, logits_.data());
-  be_.log_softmax(logits_.data(), rows, c_.vocab_size);
+  if (output_ids_.empty())
+    model_.embedding().project(be_, x_.data(), rows, logits_.data());
+  else
+    output_layer_.forward(be_, x_.data(), rows, logits_.data());
+  be_.log_softmax(logits_.data(), rows, output_width());
   ++position_;
   return logits_.data();
+}
+
+void IncrementalDecoder::set_output_ids(std::vector<std::int32_t> ids) {
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    ATTN_CHECK(ids[i] >= 0 && ids[i] < c_.vocab_size && (i == 0 || ids[i] > ids[i - 1]),
+               "output ids must be ascending, distinct vocabulary ids");
+  output_ids_ = std::move(ids);
+  if (output_ids_.empty()) return;
+  const std::int64_t n = static_cast<std::int64_t>(output_ids_.size()), d = c_.d_model;
+  const nn::Linear full = model_.embedding().output_layer();
+  const MatrixRef weights = full.weight_operand();  // [vocab, d] stored, read transposed
+  const std::size_t element = weights.dtype == DType::f32 ? sizeof(float) : weights.dtype == DType::bf16 ? 2 : 1;
+  output_ids_device_.resize(be_, static_cast<std::size_t>(n));
+  be_.copy_to_device(output_ids_device_.data(), output_ids_.data(), static_cast<std::size_t>(n) * sizeof(std::int32_t));
+  output_rows_.resize(be_, static_cast<std::size_t>(n * d) * element);
+  const bool s8 = weights.dtype == DType::s8;
+  output_scales_.resize(be_, s8 ? static_cast<std::size_t>(n) : 0);
+  output_row_sums_.resize(be_, s8 ? static_cast<std::size_t>(n) : 0);
+  be_.gather_weight_rows(weights, output_ids_device_.data(), n, d, output_rows_.data(),
+                         s8 ? output_scales_.data() : nullptr, s8 ? output_row_sums_.data() : nullptr);
+  output_layer_ = nn::Linear{};
+  output_layer_.in = static_cast<int>(d);
+  output_layer_.out = static_cast<int>(n);
+  if (weights.dtype == DType::f32)
+    output_layer_.weight = reinterpret_cast<const float*>(output_rows_.data());
+  else
+    output_layer_.weight_s8 = {output_rows_.data(),
+                               weights.dtype,
+                               d,
+                               Trans::Yes,
+                               s8 ? output_scales_.data() : nullptr,
+                               s8 ? output_row_sums_.data() : nullptr};
+}
+
+int IncrementalDecoder::output_column(std::int32_t id) const {
+  if (output_ids_.empty()) return id >= 0 && id < c_.vocab_size ? id : -1;
+  const auto it = std::lower_bound(output_ids_.begin(), output_ids_.end(), id);
+  return it != output_ids_.end() && *it == id ? static_cast<int>(it - output_ids_.begin()) : -1;
 }
 
 void IncrementalDecoder::select(const std::vector<std::int32_t>& sentences, const std::vector<std::int32_t>& origin,

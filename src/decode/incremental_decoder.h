@@ -10,6 +10,7 @@
 
 #include "kernels/device_buffer.h"
 #include "model/transformer.h"
+#include "nn/linear.h"
 
 namespace attn {
 
@@ -33,6 +34,16 @@ class IncrementalDecoder {
   // only the table of which cached row holds each row's positions is rewritten.
   void select(const std::vector<std::int32_t>& sentences, const std::vector<std::int32_t>& origin,
               int rows_per_sentence);
+
+  // Restricts the output layer to these vocabulary ids (ascending and distinct: a shortlist):
+  // step() then returns log-probabilities [rows, ids.size()] normalised over them, column j
+  // for ids[j]. Empty: the whole vocabulary. The output layer's rows are gathered here, in the
+  // weights' own type; the setting holds for every later start() until changed.
+  void set_output_ids(std::vector<std::int32_t> ids);
+  const std::vector<std::int32_t>& output_ids() const { return output_ids_; }
+  int output_width() const { return output_ids_.empty() ? c_.vocab_size : static_cast<int>(output_ids_.size()); }
+  // The column of `id` in step()'s rows; -1 if the shortlist leaves it out.
+  int output_column(std::int32_t id) const;
 
   // Where the layers report their attention weights (null: nowhere). Set it before start():
   // beam search decides at its start whether to follow hypotheses' rows for it.
@@ -68,6 +79,13 @@ class IncrementalDecoder {
   std::vector<DeviceBuffer<float>> memory_kv_;  // per layer [batch, S, kv_width]
   // Step temporaries, sized for the current rows.
   DeviceBuffer<float> x_, y_, sub_, qkv_, ctx_, probs_, hidden_, logits_;
+  // The shortlist: its ids, and the output layer's rows for them (bytes of the weights' type;
+  // with s8 weights their scales and row sums too).
+  std::vector<std::int32_t> output_ids_;
+  DeviceBuffer<std::int32_t> output_ids_device_, output_row_sums_;
+  DeviceBuffer<std::int8_t> output_rows_;
+  DeviceBuffer<float> output_scales_;
+  nn::Linear output_layer_;
 };
 
 }  // namespace attn

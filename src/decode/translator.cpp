@@ -4,12 +4,17 @@
 #include <chrono>
 #include <numeric>
 
+#include "core/error.h"
+
 namespace attn {
 
 BatchTranslator::BatchTranslator(const Transformer& model, const data::Vocabulary& vocabulary, TranslateOptions options)
     : model_(model), vocabulary_(vocabulary), options_(options), decoder_(model) {
   if (options_.max_input_tokens <= 0) options_.max_input_tokens = model.config().max_positions - 1;
   options_.max_input_tokens = std::min(options_.max_input_tokens, model.config().max_positions - 1);
+  if (options_.shortlist && options_.shortlist->vocabulary_size() != model.config().vocab_size)
+    throw Error("the shortlist has " + std::to_string(options_.shortlist->vocabulary_size()) +
+                " pieces, the model's vocabulary " + std::to_string(model.config().vocab_size));
   if (options_.export_attention) {
     options_.attention.check(model.config());
     recorder_ = std::make_unique<AttentionRecorder>(model.backend(), options_.attention, model.config().heads);
@@ -35,6 +40,9 @@ std::vector<std::vector<Hypothesis>> BatchTranslator::translate_ids(
   std::vector<std::size_t> members;
   auto flush = [&] {
     if (batch.empty()) return;
+    if (options_.shortlist) decoder_.set_output_ids(options_.shortlist->select(batch, options_.shortlist_k));
+    ++stats_.batches;
+    stats_.output_rows += decoder_.output_width();
     auto results = beam_search(decoder_, batch, options_.search);
     for (std::size_t j = 0; j < members.size(); ++j) {
       if (recorder_ && attention && !results[j].empty())

@@ -12,6 +12,7 @@
 #include "decode/beam_search.h"
 #include "decode/incremental_decoder.h"
 #include "decode/search_options.h"
+#include "decode/shortlist.h"
 #include "model/transformer.h"
 
 namespace attn {
@@ -23,6 +24,11 @@ struct TranslateOptions {
   int max_input_tokens = 0;       // longer inputs are cropped; 0 = the model's max_positions - 1
   bool export_attention = false;  // fill Translation::attention for the best hypothesis
   AttentionSelection attention;   // which attentions (default: every layer and head of cross)
+  // A lexical shortlist (decode/shortlist.h): each batch is decoded over the union of its
+  // sources' first shortlist_k candidates, the frequent pieces and the special tokens; scores and
+  // n-best lists are over those pieces. Null: the whole vocabulary.
+  std::shared_ptr<const Shortlist> shortlist;
+  int shortlist_k = 100;
 };
 
 struct BatchTranslation {
@@ -40,6 +46,7 @@ struct BatchTranslation {
 struct TranslateStatistics {
   std::int64_t sentences = 0, source_tokens = 0, target_tokens = 0;  // target tokens include EOS
   double seconds = 0;
+  std::int64_t batches = 0, output_rows = 0;  // batches decoded, and the sum of their output layers' rows
 };
 
 class BatchTranslator {

@@ -173,6 +173,19 @@ double IbmModel1::probability(std::string_view target_word, std::string_view sou
 
 double IbmModel1::null_probability(std::string_view target_word) const { return t(0, target_id(target_word)); }
 
+void IbmModel1::for_each_translation(
+    const std::function<void(const std::string& source, const std::string& target, double t)>& visit) const {
+  std::vector<const std::string*> source_words(source_vocabulary_.size() + 1, nullptr),
+      target_words(target_vocabulary_.size(), nullptr);
+  for (const auto& [word, id] : source_vocabulary_) source_words[static_cast<std::size_t>(id)] = &word;
+  for (const auto& [word, id] : target_vocabulary_) target_words[static_cast<std::size_t>(id)] = &word;
+  pairs_.for_each([&](int source, int target, std::uint32_t index) {
+    if (source > 0)
+      visit(*source_words[static_cast<std::size_t>(source)], *target_words[static_cast<std::size_t>(target)],
+            probabilities_[index]);
+  });
+}
+
 Alignment IbmModel1::viterbi(const std::vector<std::string>& source, const std::vector<std::string>& target) const {
   std::vector<int> source_ids;
   for (const std::string& word : source) source_ids.push_back(source_id(word));

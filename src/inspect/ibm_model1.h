@@ -4,6 +4,7 @@
 // estimated by EM from parallel text alone.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -34,6 +35,11 @@ class IbmModel1 {
   double probability(std::string_view target_word, std::string_view source_word) const;
   double null_probability(std::string_view target_word) const;
 
+  // Calls visit(source_word, target_word, t(target_word | source_word)) once for every pair seen
+  // together in training (NULL's pairs left out), in no particular order.
+  void for_each_translation(
+      const std::function<void(const std::string& source, const std::string& target, double t)>& visit) const;
+
   // The Viterbi alignment: each target word links to the source word with the largest t (ties to
   // the lowest index); no link if NULL's t is larger than every source word's. Words never seen
   // in training get no link.
@@ -56,6 +62,13 @@ class IbmModel1 {
     // The pair's index, giving it `size()` if it is new.
     std::uint32_t insert(int source, int target);
     std::uint32_t size() const { return size_; }
+    // visit(source, target, index) for every pair in the table.
+    template <typename Visit>
+    void for_each(Visit visit) const {
+      for (std::size_t at = 0; at < keys_.size(); ++at)
+        if (keys_[at] != kFree)
+          visit(static_cast<int>(keys_[at] >> 32), static_cast<int>(keys_[at] & 0xFFFFFFFFu), values_[at]);
+    }
 
    private:
     static std::uint64_t key(int source, int target);

@@ -211,6 +211,14 @@ struct AdamHyper {
      (const float* src, std::int64_t src_stride, const std::int32_t* indices, std::int64_t rows,                     \
       std::int64_t row_floats, float* dst, std::int64_t dst_stride),                                                 \
      (src, src_stride, indices, rows, row_floats, dst, dst_stride))                                                  \
+  /* Rows of a weight matrix in its own type (the output layer restricted to a shortlist): dst */                    \
+  /* row r = src's stored row indices[r], cols elements of src.dtype each, src.ld apart in src */                    \
+  /* and packed (cols apart) in dst; an s8 matrix's scales and row sums follow their rows into */                    \
+  /* dst_scales and dst_row_sums (untouched, and may be null, for f32 and bf16). */                                  \
+  OP(void, gather_weight_rows,                                                                                       \
+     (const MatrixRef& src, const std::int32_t* indices, std::int64_t rows, std::int64_t cols, void* dst,            \
+      float* dst_scales, std::int32_t* dst_row_sums),                                                                \
+     (src, indices, rows, cols, dst, dst_scales, dst_row_sums))                                                      \
   /* Adam (Kingma & Ba) with bias correction, on n parameters. */                                                    \
   OP(void, adam, (float* params, const float* grads, float* m, float* v, std::int64_t n, const AdamHyper& hyper),    \
      (params, grads, m, v, n, hyper))

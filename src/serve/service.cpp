@@ -530,6 +530,8 @@ nlohmann::json Service::models() const {
                     {"source", m.spec.source},
                     {"target", m.spec.target},
                     {"path", m.spec.dir.string()},
+                    {"shortlist", m.shortlist ? json{{"path", m.spec.shortlist.string()}, {"k", m.spec.shortlist_k}}
+                                              : json(nullptr)},
                     {"config",
                      {{"d_model", c.d_model},
                       {"d_ff", c.d_ff},

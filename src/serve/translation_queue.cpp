@@ -45,7 +45,12 @@ TranslationQueue::TranslationQueue(std::vector<ServedModel>& models, const std::
   worker_ = std::thread([this, specs, loaded] {
     if (threads_ > 0) omp_set_num_threads(threads_);  // per thread: set in the thread that runs the products
     try {
-      for (const ModelSpec& spec : specs) models_.push_back({spec, load_model_directory(spec.dir, spec.precision)});
+      for (const ModelSpec& spec : specs) {
+        ServedModel m{spec, load_model_directory(spec.dir, spec.precision), nullptr};
+        if (!spec.shortlist.empty())
+          m.shortlist = std::make_shared<const Shortlist>(Shortlist::load(spec.shortlist, *m.loaded.vocabulary));
+        models_.push_back(std::move(m));
+      }
       loaded->set_value();
     } catch (...) {
       loaded->set_exception(std::current_exception());
@@ -158,6 +163,8 @@ BatchTranslator& TranslationQueue::translator(int model, const JobOptions& optio
     t.export_attention = options.export_attention;
     t.attention = options.attention;
     const ServedModel& m = models_[static_cast<std::size_t>(model)];
+    t.shortlist = m.shortlist;
+    t.shortlist_k = m.spec.shortlist_k;
     it = translators_.emplace(key, std::make_unique<BatchTranslator>(*m.loaded.model, *m.loaded.vocabulary, t)).first;
   }
   return *it->second;

@@ -27,6 +27,7 @@ namespace attn::serve {
 struct ServedModel {
   ModelSpec spec;
   LoadedModel loaded;
+  std::shared_ptr<const Shortlist> shortlist;  // spec.shortlist, loaded (null: none)
 };
 
 // What a request asks of its sentences; requests with equal keys share batches.

@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -810,6 +812,62 @@ void run_gather_rows(Backend& be) {
   }
 }
 
+// gather_weight_rows: the stored rows of a weight matrix, copied bit for bit in its own type
+// (f32, bf16, s8 with its scales and row sums), packed; nothing written beyond.
+template <typename T>
+void check_gather_weight_rows(Backend& be, DType dtype, Shape s, const std::vector<std::int32_t>& indices,
+                              std::int64_t src_rows) {
+  const std::int64_t ld = s.cols + 3;
+  const auto ints = random_ints(static_cast<std::size_t>(src_rows * ld), 62, -127, 128);
+  std::vector<T> src(ints.size());
+  for (std::size_t i = 0; i < ints.size(); ++i)
+    if constexpr (std::is_same_v<T, float>)
+      src[i] = static_cast<float>(ints[i]) / 7.0f;
+    else if constexpr (std::is_same_v<T, Bf16>)
+      src[i] = static_cast<Bf16>(ints[i] * 131 + 40000);
+    else
+      src[i] = static_cast<T>(ints[i]);
+  const auto scales = random_values(src_rows, 63, 0.001f, 0.1f);
+  const auto sums = random_ints(src_rows, 64, -5000, 5000);
+  auto d_src = to_device(be, src);
+  auto d_scales = to_device(be, scales);
+  auto d_sums = to_device(be, sums);
+  auto d_indices = to_device(be, indices);
+  const MatrixRef ref{d_src.data(), dtype, ld, Trans::Yes, d_scales.data(), d_sums.data()};
+  Guarded<T> dst(be, static_cast<std::int64_t>(size(s)));
+  Guarded<float> dst_scales(be, s.rows);
+  Guarded<std::int32_t> dst_sums(be, s.rows);
+  be.gather_weight_rows(ref, d_indices.data(), s.rows, s.cols, dst.data(), dst_scales.data(), dst_sums.data());
+  std::vector<T> want;
+  std::vector<float> want_scales(static_cast<std::size_t>(s.rows), 0);
+  std::vector<std::int32_t> want_sums(static_cast<std::size_t>(s.rows), 0);
+  std::memset(static_cast<void*>(want_scales.data()), 0xFF, want_scales.size() * sizeof(float));
+  std::memset(static_cast<void*>(want_sums.data()), 0xFF, want_sums.size() * sizeof(std::int32_t));
+  for (std::int64_t r = 0; r < s.rows; ++r) {
+    for (int c = 0; c < s.cols; ++c) want.push_back(src[indices[r] * ld + c]);
+    if (dtype == DType::s8) want_scales[r] = scales[indices[r]], want_sums[r] = sums[indices[r]];
+  }
+  const auto got = dst.host();
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(T)), 0) << "rows";
+  const auto got_scales = dst_scales.host();
+  EXPECT_EQ(std::memcmp(got_scales.data(), want_scales.data(), got_scales.size() * sizeof(float)), 0) << "scales";
+  EXPECT_EQ(dst_sums.host(), want_sums) << "row sums";
+}
+
+void run_gather_weight_rows(Backend& be) {
+  for (Shape s : kShapes) {
+    const std::int64_t src_rows = std::max<std::int64_t>(s.rows, 9) + 4;
+    auto indices = random_ints(s.rows, 65, 0, static_cast<int>(src_rows));
+    if (s.rows > 1) indices[0] = static_cast<std::int32_t>(src_rows - 1), indices[1] = 0;  // the first and last rows
+    for (DType dtype : {DType::f32, DType::bf16, DType::s8}) {
+      SCOPED_TRACE(str(s) + " " + to_string(dtype));
+      if (dtype == DType::f32) check_gather_weight_rows<float>(be, dtype, s, indices, src_rows);
+      if (dtype == DType::bf16) check_gather_weight_rows<Bf16>(be, dtype, s, indices, src_rows);
+      if (dtype == DType::s8) check_gather_weight_rows<std::int8_t>(be, dtype, s, indices, src_rows);
+    }
+  }
+}
+
 // Adam (Kingma & Ba) with bias correction, in double: g = grad_scale·grad, m = β1·m + (1-β1)·g,
 // v = β2·v + (1-β2)·g², param -= lr·m̂ / (√v̂ + eps), m̂ = m / (1 - β1^t), v̂ = v / (1 - β2^t).
 void run_adam(Backend& be) {
@@ -897,6 +955,7 @@ const OpCase kCases[] = {
     OP_CASE(log_softmax, "(cols + 16 + 2·range)·u + 2u·(|lse| + |y|)"),
     OP_CASE(topk, "exact values and indices"),
     OP_CASE(gather_rows, "exact"),
+    OP_CASE(gather_weight_rows, "exact bits (f32, bf16, s8 with scales and row sums)"),
     OP_CASE(adam, "m 4u, v 6u; params 2u·|params| + 16u·|update| + m's and v's errors carried"),
 };
 #undef OP_CASE

@@ -103,6 +103,23 @@ def test_attention_and_alignment_are_the_command_lines(translator, tmp_path):
     assert results[0].attention and translator.translate(lines[:1])[0].attention == {}
 
 
+def test_shortlist_translations_are_the_command_lines(translator, tmp_path):
+    # Every line "translated" as "river": the shortlist leaves the model little but </s>.
+    lines = inputs()
+    (tmp_path / "in.txt").write_text("\n".join(lines) + "\n")
+    (tmp_path / "river.txt").write_text("river\n" * len(lines))
+    shortlist = tmp_path / "shortlist.txt"
+    run_attn("shortlist", "build", "-m", MODEL, "--train-source", str(tmp_path / "in.txt"), "--train-target",
+             str(tmp_path / "river.txt"), "-o", str(shortlist), "--per-source", "2", "--frequent", "1")
+    expected = run_attn("translate", "-q", "-m", MODEL, "-i", str(tmp_path / "in.txt"), "--shortlist",
+                        str(shortlist), "--shortlist-k", "2").splitlines()
+    assert expected != [r.text for r in translator.translate(lines)]
+    assert [r.text for r in translator.translate(lines, shortlist=shortlist, shortlist_k=2)] == expected
+    (tmp_path / "bad.txt").write_text("not a shortlist\n")
+    with pytest.raises(ValueError, match="bad.txt: not an attn shortlist"):
+        translator.translate(lines, shortlist=tmp_path / "bad.txt")
+
+
 def test_scores_are_the_command_lines(translator, tmp_path):
     sources, targets = DEV, [" ".join(reversed(s.split())) for s in DEV]
     (tmp_path / "s").write_text("\n".join(sources) + "\n")

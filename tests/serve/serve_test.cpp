@@ -774,6 +774,43 @@ TEST(ServeLimits, HealthSaysDrainingDuringAHeldShutdown) {
   EXPECT_EQ(get(port, "/health").status, 0);  // nobody listens any more
 }
 
+// A model served with a lexical shortlist decodes as `attn translate --shortlist` does; /v1/models
+// says which; a shortlist for a model that is not served is refused, naming both.
+TEST(ServeLimits, ShortlistDecodesAsTheCommandLine) {
+  const auto dir = attn::testing::fresh_temp_dir("serve_shortlist");
+  const std::string file = (dir / "shortlist.txt").string();
+  auto lines = read_lines(kDevSource);
+  lines.resize(12);
+  // Every source line "translated" as "river": each piece's candidates and the frequent piece are
+  // river's, so the shortlist leaves the model little but </s>, and its translations differ.
+  {
+    std::ofstream src(dir / "train.src"), tgt(dir / "train.tgt");
+    for (const auto& line : lines) src << line << "\n", tgt << "river\n";
+  }
+  const auto built = attn::testing::run_attn(
+      "shortlist build -m " + kModelDir + " --train-source " + (dir / "train.src").string() + " --train-target " +
+      (dir / "train.tgt").string() + " -o " + file + " --per-source 2 --frequent 1");
+  ASSERT_EQ(built.exit_code, 0) << built.output;
+  const auto expected = translate_offline(lines, "--shortlist " + file + " --shortlist-k 2");
+  EXPECT_NE(expected, translate_offline(lines)) << "the shortlist changed nothing: the test could not tell";
+  ServerProcess server({"--model", kModel, "--shortlist", "xx-yy=" + file, "--shortlist-k", "2"});
+  const Reply r = post(server.port(), "/v1/translate", json({{"q", lines}}).dump());
+  ASSERT_EQ(r.status, 200) << r.text;
+  for (std::size_t i = 0; i < lines.size(); ++i) EXPECT_EQ(r.body["translations"][i]["text"], expected[i]) << i;
+  const Reply libre =
+      post(server.port(), "/translate", json({{"q", lines[0]}, {"source", "xx"}, {"target", "yy"}}).dump());
+  EXPECT_EQ(libre.body["translatedText"], expected[0]) << libre.text;
+  const Reply models = get(server.port(), "/v1/models");
+  EXPECT_EQ(models.body["models"][0]["shortlist"], json({{"path", file}, {"k", 2}})) << models.text;
+  EXPECT_EQ(server.stop(), 0);
+  const auto refused = attn::testing::run_attn("serve --port 0 --model " + kModel + " --shortlist zz-yy=" + file);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.output.find("--shortlist zz-yy=" + file + ": no model zz-yy is served (served: xx-yy)"),
+            std::string::npos)
+      << refused.output;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ServeLimits, FullQueueAndTimeLimit) {
   {
     ServerProcess server({"--model", kModel, "--max-queue", "2", "--batch-wait-ms", "10000"});

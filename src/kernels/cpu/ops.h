@@ -95,6 +95,8 @@ void log_softmax(float* x, std::int64_t rows, int cols);
 void topk(const float* x, std::int64_t rows, int cols, int k, float* values, std::int32_t* indices);
 void gather_rows(const float* src, std::int64_t src_stride, const std::int32_t* indices, std::int64_t rows,
                  std::int64_t row_floats, float* dst, std::int64_t dst_stride);
+void gather_weight_rows(const MatrixRef& src, const std::int32_t* indices, std::int64_t rows, std::int64_t cols,
+                        void* dst, float* dst_scales, std::int32_t* dst_row_sums);
 
 void adam(float* params, const float* grads, float* m, float* v, std::int64_t n, const AdamHyper& hyper);
 

@@ -1,5 +1,5 @@
-// Row selection for decoding: top-k per row, and gathering rows (KV-cache writes and beam
-// reordering).
+// Row selection for decoding: top-k per row, gathering rows (KV-cache writes and beam
+// reordering) and a weight matrix's rows (the output layer restricted to a shortlist).
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -39,6 +39,24 @@ void gather_rows(const float* src, std::int64_t src_stride, const std::int32_t* 
   for (std::int64_t r = 0; r < rows; ++r) {
     const std::int64_t from = indices ? indices[r] : r;
     std::memcpy(dst + r * dst_stride, src + from * src_stride, static_cast<std::size_t>(row_floats) * sizeof(float));
+  }
+}
+
+void gather_weight_rows(const MatrixRef& src, const std::int32_t* indices, std::int64_t rows, std::int64_t cols,
+                        void* dst, float* dst_scales, std::int32_t* dst_row_sums) {
+  const std::size_t element = src.dtype == DType::f32 ? sizeof(float) : src.dtype == DType::bf16 ? sizeof(Bf16) : 1;
+  const auto* from = static_cast<const char*>(src.data);
+  auto* to = static_cast<char*>(dst);
+  const std::size_t row_bytes = static_cast<std::size_t>(cols) * element;
+#pragma omp parallel for schedule(static) if (rows * cols > (1 << 16))
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t i = indices[r];
+    std::memcpy(to + static_cast<std::size_t>(r) * row_bytes, from + static_cast<std::size_t>(i * src.ld) * element,
+                row_bytes);
+    if (src.dtype == DType::s8) {
+      dst_scales[r] = src.scales[i];
+      dst_row_sums[r] = src.row_sums[i];
+    }
   }
 }
 

@@ -1,0 +1,65 @@
+#pragma once
+// A lexical shortlist for the output layer (Marian's --shortlist, CTranslate2's vocabulary map):
+// for every source piece, the target pieces most likely to translate it, and the most frequent
+// target pieces. A batch is decoded over the union of its sources' lists, the frequent pieces and
+// the special tokens only, so the output layer and the log-softmax shrink from the vocabulary to a
+// few hundred rows. The file format is docs/shortlist.md.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "data/vocabulary.h"
+
+namespace attn {
+
+struct ShortlistOptions {
+  int per_source = 100;  // candidates kept per source piece (the k a translation may use is at most this)
+  int frequent = 100;    // most frequent target pieces, always in the list
+  int iterations = 5;    // EM iterations of IBM Model 1 over the pieces
+};
+
+struct ShortlistCandidate {
+  std::int32_t target = 0;
+  float probability = 0;  // t(target | source), IBM Model 1
+};
+
+class Shortlist {
+ public:
+  // From tokenised parallel text (ids without EOS): IBM Model 1's t(target | source) over the
+  // pieces, each source piece's candidates by descending t (ties: lower id first), and the target
+  // pieces by descending count (ties: lower id first).
+  static Shortlist build(const data::Vocabulary& vocabulary, const std::vector<std::vector<std::int32_t>>& source,
+                         const std::vector<std::vector<std::int32_t>>& target, const ShortlistOptions& options);
+
+  // Reads a file `save` wrote; throws Error naming the file (and line) if it is not one, is
+  // corrupt (its checksum does not match) or was built for another vocabulary than `vocabulary`.
+  static Shortlist load(const std::filesystem::path& path, const data::Vocabulary& vocabulary);
+  void save(const std::filesystem::path& path) const;  // atomically
+
+  // The output ids for a batch: the special tokens, the frequent pieces and the first k
+  // candidates of every source piece; ascending, distinct. k is capped at per_source().
+  std::vector<std::int32_t> select(const std::vector<std::vector<std::int32_t>>& sources, int k) const;
+
+  const std::vector<ShortlistCandidate>& candidates(std::int32_t source) const;
+  const std::vector<std::int32_t>& frequent() const { return frequent_; }
+  const ShortlistOptions& options() const { return options_; }
+  std::int32_t vocabulary_size() const { return static_cast<std::int32_t>(candidates_.size()); }
+
+ private:
+  ShortlistOptions options_;
+  std::string vocabulary_fingerprint_;
+  std::vector<std::int32_t> frequent_;
+  std::vector<std::vector<ShortlistCandidate>> candidates_;  // per source id
+};
+
+// Shortlist::build from parallel text files (UTF-8, one sentence per line, as many lines in each;
+// pairs with a blank side are skipped), tokenised with `vocabulary`. Throws Error naming the file
+// (and line) that cannot be read or the two files' line counts.
+Shortlist build_shortlist(const data::Vocabulary& vocabulary, const std::filesystem::path& source,
+                          const std::filesystem::path& target, const ShortlistOptions& options);
+
+// Which vocabulary a shortlist belongs to: SHA-256 of its pieces in id order, one per line.
+std::string vocabulary_fingerprint(const data::Vocabulary& vocabulary);
+
+}  // namespace attn
