@@ -236,6 +236,7 @@ Shortlist Shortlist::load(const std::filesystem::path& path, const data::Vocabul
   s.candidates_.assign(static_cast<std::size_t>(size), {});
   std::int64_t previous = -1;
   while (next()) {
+    if (line.empty()) bad("a blank line (each source piece's line holds its id and candidates)");
     f = fields(line);
     std::int32_t e = 0;
     id_in_range(f[0], e);

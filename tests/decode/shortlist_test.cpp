@@ -146,6 +146,7 @@ TEST_F(ShortlistTest, BadFilesAreRefusedNamingTheFileAndProblem) {
           ":5: \"99999\" is not a piece id");
   refused(write("bad-p", sealed(head + "frequent 7\n5 7:1.5\n")), *vocabulary_,
           ":5: \"1.5\" is not a probability in (0, 1]");
+  refused(write("blank", sealed(head + "frequent 7\n\n5 7:0.5\n")), *vocabulary_, ":5: a blank line");
   refused(write("order", sealed(head + "frequent 7\n6 7:0.5\n5 7:0.5\n")), *vocabulary_,
           ":6: source ids must ascend, each once");
   refused(write("too-many", sealed(head + "frequent 7\n5 7:0.5 8:0.2 9:0.1\n")), *vocabulary_,
