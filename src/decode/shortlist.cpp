@@ -185,6 +185,7 @@ Shortlist Shortlist::load(const std::filesystem::path& path, const data::Vocabul
   // The last line holds the checksum of everything before it.
   if (text.back() != '\n') throw_in(name, "truncated: no checksum line at the end");
   const auto last = text.rfind('\n', text.size() - 2);
+  if (last == std::string::npos) throw_in(name, "truncated: no checksum line at the end");
   const std::string_view body(text.data(), last + 1);
   const std::string_view sum_line(text.data() + last + 1, text.size() - last - 2);
   if (sum_line.substr(0, 7) != "sha256 ") throw_in(name, "truncated: no checksum line at the end");

@@ -137,6 +137,7 @@ TEST_F(ShortlistTest, BadFilesAreRefusedNamingTheFileAndProblem) {
   refused(write("flipped", flipped), *vocabulary_, "corrupted: the contents do not match");
   refused(write("truncated", good.substr(0, good.size() / 2)), *vocabulary_, "truncated");
   refused(write("other", "hello\n"), *vocabulary_, "not an attn shortlist");
+  refused(write("magic only", "attn shortlist 1\n"), *vocabulary_, "truncated");  // found by fuzzing (UBSan)
   refused(*dir_ / "missing", *vocabulary_, "cannot open");
   // Well-formed checksums over bad contents: the line is named.
   const std::string head = "attn shortlist 1\nvocabulary " + vocabulary_fingerprint(*vocabulary_) + " " +
