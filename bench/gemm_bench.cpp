@@ -106,6 +106,29 @@ int main(int argc, char** argv) {
       std::printf("decode NT %5dx%5dx%5d  direct %4.0f GFLOP/s  transposed %4.0f  gemm() %4.0f\n", m, n, k,
                   flop / direct / 1e9, flop / transposed / 1e9, flop / routed / 1e9);
     }
+    // A decoding step at batch 1: 1 to 8 rows (greedy, beam 4, beam 8) through each layer kind,
+    // x·Wᵀ, as sgemm computes it and as gemm() runs it.
+    for (const int m : {1, 4, 8})
+      for (const auto& [n, k] :
+           {std::pair{3 * d, d}, std::pair{d, d}, std::pair{ff, d}, std::pair{d, ff}, std::pair{vocab, d}}) {
+        std::vector<float> x(static_cast<std::size_t>(m) * k, 0.5f), w(static_cast<std::size_t>(n) * k, 0.25f),
+            y(static_cast<std::size_t>(m) * n);
+        const int reps = 100;  // microseconds each: a median of 100-call runs
+        const double direct = median_seconds([&] {
+                                for (int r = 0; r < reps; ++r)
+                                  dnnl_sgemm('N', 'T', m, n, k, 1.0f, x.data(), k, w.data(), k, 0.0f, y.data(), n);
+                              }) /
+                              reps;
+        const double routed = median_seconds([&] {
+                                for (int r = 0; r < reps; ++r)
+                                  attn::cpu::gemm(attn::Trans::No, attn::Trans::Yes, m, n, k, 1.0f, x.data(), k,
+                                                  w.data(), k, 0.0f, y.data(), n);
+                              }) /
+                              reps;
+        const double flop = 2.0 * m * n * k;
+        std::printf("few rows NT %2dx%5dx%5d  sgemm %6.1f us %4.0f GFLOP/s  gemm() %6.1f us %4.0f GFLOP/s\n", m, n, k,
+                    direct * 1e6, flop / direct / 1e9, routed * 1e6, flop / routed / 1e9);
+      }
     // Scores Q·Kᵀ (NT) and context P·V (NN) over [B·T, H·64] rows, H = d_model / 64.
     const int B = 128, T = 32, dk = 64, H = d / dk, hd = H * dk;
     const std::int64_t block = T * T;
