@@ -78,7 +78,7 @@ struct TranslationOptions {
   // the frequent pieces and each source piece's first shortlist_k candidates only; "": the whole
   // vocabulary. A file built for another vocabulary is refused.
   std::string shortlist;
-  int shortlist_k = 100;
+  int shortlist_k = 50;
 };
 
 // One kind of attention of one translation: weights[layer][head][target][source], float32, row-major,

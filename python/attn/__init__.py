@@ -63,7 +63,7 @@ class Translator:
                   attention_layers: Optional[Iterable[int]] = None, attention_heads: Optional[Iterable[int]] = None,
                   return_alignment: bool = False, alignment_layer: int = -1, alignment_head: int = -1,
                   alignment_threshold: float = 0.0, shortlist: Optional[str] = None,
-                  shortlist_k: int = 100) -> List[TranslationResult]:
+                  shortlist_k: int = 50) -> List[TranslationResult]:
         """Translates a list of texts; one TranslationResult per text, in order (as `attn translate`).
 
         beam: beam size (1: greedy); alpha: the length penalty's alpha; n_best: hypotheses returned

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "decode/shortlist.h"
 #include "core/text_file.h"
 #include "core/error.h"
 #include "serve/http_server.h"
@@ -26,7 +27,7 @@ struct ServeArguments {
   std::string precision;
   std::string api_key, api_key_file;
   std::vector<std::string> shortlists;  // "SRC-TGT=FILE"
-  int shortlist_k = 100;
+  int shortlist_k = kDefaultShortlistK;
 };
 
 std::vector<std::string> read_keys(const std::string& file) {

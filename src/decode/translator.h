@@ -28,7 +28,7 @@ struct TranslateOptions {
   // sources' first shortlist_k candidates, the frequent pieces and the special tokens; scores and
   // n-best lists are over those pieces. Null: the whole vocabulary.
   std::shared_ptr<const Shortlist> shortlist;
-  int shortlist_k = 100;
+  int shortlist_k = kDefaultShortlistK;
 };
 
 struct BatchTranslation {

@@ -10,7 +10,7 @@ ModelSpec parse_model_spec(const std::string& text) {
   const auto equals = text.find('=');
   if (equals == std::string::npos) {  // DIR: the languages come from the folder (resolve_languages)
     if (text.empty()) throw Error(form);
-    return ModelSpec{"", "", text, "", {}, 100};
+    return ModelSpec{"", "", text, "", {}, kDefaultShortlistK};
   }
   if (equals + 1 == text.size()) throw Error(form);
   const std::string pair = text.substr(0, equals);
@@ -18,7 +18,7 @@ ModelSpec parse_model_spec(const std::string& text) {
   if (dash == std::string::npos || dash == 0 || dash + 1 == pair.size() ||
       pair.find('-', dash + 1) != std::string::npos)
     throw Error(form);
-  ModelSpec spec{pair.substr(0, dash), pair.substr(dash + 1), text.substr(equals + 1), "", {}, 100};
+  ModelSpec spec{pair.substr(0, dash), pair.substr(dash + 1), text.substr(equals + 1), "", {}, kDefaultShortlistK};
   for (const std::string* code : {&spec.source, &spec.target})
     for (char c : *code)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')

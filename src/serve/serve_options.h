@@ -5,14 +5,16 @@
 #include <string>
 #include <vector>
 
+#include "decode/shortlist.h"
+
 namespace attn::serve {
 
 struct ModelSpec {
-  std::string source, target;       // language codes ("en", "es")
-  std::filesystem::path dir;        // the model folder
-  std::string precision;            // load_model_directory's precision ("" as the file is)
-  std::filesystem::path shortlist;  // a lexical shortlist to decode with (decode/shortlist.h); empty: none
-  int shortlist_k = 100;            // candidates per source piece taken from it
+  std::string source, target;            // language codes ("en", "es")
+  std::filesystem::path dir;             // the model folder
+  std::string precision;                 // load_model_directory's precision ("" as the file is)
+  std::filesystem::path shortlist;       // a lexical shortlist to decode with (decode/shortlist.h); empty: none
+  int shortlist_k = kDefaultShortlistK;  // candidates per source piece taken from it
   std::string id() const { return source + "-" + target; }
 };
 
