@@ -838,19 +838,22 @@ void check_gather_weight_rows(Backend& be, DType dtype, Shape s, const std::vect
   Guarded<float> dst_scales(be, s.rows);
   Guarded<std::int32_t> dst_sums(be, s.rows);
   be.gather_weight_rows(ref, d_indices.data(), s.rows, s.cols, dst.data(), dst_scales.data(), dst_sums.data());
+  // The scales and sums of f32 and bf16 keep Guarded's fill, bytes 0xFF.
   std::vector<T> want;
-  std::vector<float> want_scales(static_cast<std::size_t>(s.rows), 0);
-  std::vector<std::int32_t> want_sums(static_cast<std::size_t>(s.rows), 0);
-  std::memset(static_cast<void*>(want_scales.data()), 0xFF, want_scales.size() * sizeof(float));
-  std::memset(static_cast<void*>(want_sums.data()), 0xFF, want_sums.size() * sizeof(std::int32_t));
+  std::vector<float> want_scales(static_cast<std::size_t>(s.rows), std::bit_cast<float>(0xFFFFFFFFu));
+  std::vector<std::int32_t> want_sums(static_cast<std::size_t>(s.rows), -1);
+  // memcmp of two vectors' bytes; empty vectors (a null data()) are equal without a call.
+  const auto same_bytes = [](const auto& x, const auto& y) {
+    return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0);
+  };
   for (std::int64_t r = 0; r < s.rows; ++r) {
     for (int c = 0; c < s.cols; ++c) want.push_back(src[indices[r] * ld + c]);
     if (dtype == DType::s8) want_scales[r] = scales[indices[r]], want_sums[r] = sums[indices[r]];
   }
   const auto got = dst.host();
-  EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(T)), 0) << "rows";
+  EXPECT_TRUE(same_bytes(got, want)) << "rows";
   const auto got_scales = dst_scales.host();
-  EXPECT_EQ(std::memcmp(got_scales.data(), want_scales.data(), got_scales.size() * sizeof(float)), 0) << "scales";
+  EXPECT_TRUE(same_bytes(got_scales, want_scales)) << "scales";
   EXPECT_EQ(dst_sums.host(), want_sums) << "row sums";
 }
 
