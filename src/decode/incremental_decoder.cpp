@@ -152,7 +152,7 @@ void IncrementalDecoder::set_output_ids(std::vector<std::int32_t> ids) {
   const std::int64_t n = static_cast<std::int64_t>(output_ids_.size()), d = c_.d_model;
   const nn::Linear full = model_.embedding().output_layer();
   const MatrixRef weights = full.weight_operand();  // [vocab, d] stored, read transposed
-  const std::size_t element = weights.dtype == DType::f32 ? sizeof(float) : weights.dtype == DType::bf16 ? 2 : 1;
+  const std::size_t element = element_bytes(weights.dtype);
   output_ids_device_.resize(be_, static_cast<std::size_t>(n));
   be_.copy_to_device(output_ids_device_.data(), output_ids_.data(), static_cast<std::size_t>(n) * sizeof(std::int32_t));
   output_rows_.resize(be_, static_cast<std::size_t>(n * d) * element);

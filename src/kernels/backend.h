@@ -24,6 +24,10 @@ using Bf16 = std::uint16_t;
 //         activations' zero points back out.
 enum class DType : std::uint8_t { f32, bf16, s8 };
 const char* to_string(DType dtype);
+// Bytes per element of the type.
+inline std::size_t element_bytes(DType dtype) {
+  return dtype == DType::f32 ? sizeof(float) : dtype == DType::bf16 ? sizeof(Bf16) : sizeof(std::int8_t);
+}
 
 // An operand of a matrix product: row-major storage with leading dimension ld, read transposed
 // when trans is Yes. (Device pointers.)

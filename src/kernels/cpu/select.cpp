@@ -44,7 +44,7 @@ void gather_rows(const float* src, std::int64_t src_stride, const std::int32_t* 
 
 void gather_weight_rows(const MatrixRef& src, const std::int32_t* indices, std::int64_t rows, std::int64_t cols,
                         void* dst, float* dst_scales, std::int32_t* dst_row_sums) {
-  const std::size_t element = src.dtype == DType::f32 ? sizeof(float) : src.dtype == DType::bf16 ? sizeof(Bf16) : 1;
+  const std::size_t element = element_bytes(src.dtype);
   const auto* from = static_cast<const char*>(src.data);
   auto* to = static_cast<char*>(dst);
   const std::size_t row_bytes = static_cast<std::size_t>(cols) * element;
