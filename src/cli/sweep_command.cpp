@@ -18,14 +18,15 @@ struct SweepArguments {
   std::string sweep, run, setup, report = "report.md", vocabulary;
 };
 
-// Prints, one record a line, tab-separated: "score <average_last> <dev_verses>", then
+// Prints, one record a line, tab-separated: "score <average_last> <dev_verses> <dev_pick>", then
 // "decoding <label> <beam> <alpha>" per decoding, then "run <name> <vocabulary_size>" per run.
 void plan(const SweepArguments& a) {
   const study::SweepPlan plan = study::read_sweep_file(a.sweep);
   if (!a.vocabulary.empty())
     study::check_vocabulary_size(plan, data::Vocabulary::load(a.vocabulary).size(), a.vocabulary);
   study::write_sweep_plan(plan, a.run);
-  std::cout << "score\t" << plan.scoring.average_last << "\t" << plan.scoring.dev_verses << "\n";
+  std::cout << "score\t" << plan.scoring.average_last << "\t" << plan.scoring.dev_verses << "\t"
+            << plan.scoring.dev_pick << "\n";
   for (const auto& d : plan.scoring.decodings)
     std::cout << "decoding\t" << d.label() << "\t" << d.beam << "\t" << d.alpha_text() << "\n";
   for (const auto& r : plan.runs) std::cout << "run\t" << r.name << "\t" << r.vocabulary_size << "\n";

@@ -1,6 +1,7 @@
 // `attn table3`: the paper's Table 3 at small scale. `plan` writes the study as a sweep file
 // (scripts/table3 runs it with scripts/sweep); `report` reads what the runs measured and writes the
 // table, the trend verdicts and one chart per group.
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -25,7 +26,9 @@ using study::Table3Training;
 
 struct Table3Arguments {
   std::string run;
+  std::string preset = "learnt";
   std::vector<std::string> rows, second_seed;
+  bool second_seed_given = false;
   std::string vocabulary;
   Table3Scale scale;
   Table3Training training;
@@ -53,7 +56,9 @@ nlohmann::json settings_json(const Table3Arguments& a, const std::vector<std::st
           {"batch_tokens", a.training.batch_tokens},
           {"warmup_steps", a.training.warmup_steps},
           {"lr_scale", a.training.lr_scale},
-          {"bleu_verses", a.training.bleu_verses}};
+          {"bleu_verses", a.training.bleu_verses},
+          {"bleu_pick", a.training.bleu_pick},
+          {"validations", a.training.validations}};
 }
 
 // The study's settings as `plan` recorded them in RUN/plan.json (the thread count is not one of them:
@@ -72,6 +77,9 @@ void read_settings(const fs::path& file, Table3Arguments& a, std::vector<std::st
     a.training.warmup_steps = j.at("warmup_steps").get<int>();
     a.training.lr_scale = j.at("lr_scale").get<double>();
     a.training.bleu_verses = j.at("bleu_verses").get<int>();
+    // Studies planned before these settings existed: the first verses, one validation.
+    a.training.bleu_pick = j.value("bleu_pick", std::string("first"));
+    a.training.validations = j.value("validations", 1);
   } catch (const nlohmann::json::exception& e) {
     throw Error(file.string() + ": not a Table 3 plan (" + e.what() + ")");
   }
@@ -79,7 +87,14 @@ void read_settings(const fs::path& file, Table3Arguments& a, std::vector<std::st
 
 void plan(Table3Arguments a) {
   const fs::path run = a.run, plan_file = run / "plan.json";
-  const auto rows = split_ids(a.rows), second_seed = split_ids(a.second_seed);
+  const auto rows = split_ids(a.rows);
+  std::vector<std::string> second_seed;
+  if (a.second_seed_given) {
+    second_seed = split_ids(a.second_seed);
+  } else {  // the preset's, those of them planned
+    for (const auto& id : study::table3_preset(a.preset).second_seed)
+      if (rows.empty() || std::find(rows.begin(), rows.end(), id) != rows.end()) second_seed.push_back(id);
+  }
   a.scale.vocab_size = data::Vocabulary::load(a.vocabulary).size();
   const auto runs = study::table3_plan(rows, second_seed, a.scale, a.training);
   const nlohmann::json settings = settings_json(a, rows, second_seed);
@@ -142,30 +157,56 @@ void add_table3_command(CLI::App& app) {
                                     "RUN/table3-sweep.json, whose path it prints");
   p->add_option("--run", args->run, "the study's folder")->required();
   p->add_option("--vocabulary", args->vocabulary, "the SentencePiece model the runs train with")->required();
+  p->add_option("--preset", args->preset,
+                "the study's scale: learnt (base learns to translate) or quick (800 updates); the options below "
+                "change it")
+      ->capture_default_str();
   p->add_option("--rows", args->rows, "rows to run, comma-separated (default: every row but big)");
-  p->add_option("--second-seed", args->second_seed, "rows to run again with seed 2, comma-separated");
-  p->add_option("--steps", args->training.steps, "updates per run (the paper's 100K)")
-      ->capture_default_str()
-      ->check(finite_in(1, 1e7));
-  p->add_option("--batch-tokens", args->training.batch_tokens, "tokens per batch on each side")
-      ->capture_default_str()
-      ->check(finite_in(1, 1e8));
-  p->add_option("--warmup-steps", args->training.warmup_steps, "learning-rate warmup steps")
-      ->capture_default_str()
-      ->check(finite_in(1, 1e7));
-  p->add_option("--lr-scale", args->training.lr_scale, "factor on the paper's learning rate")
-      ->capture_default_str()
-      ->check(finite_in(1e-6, 1e3));
-  p->add_option("--bleu-verses", args->training.bleu_verses, "the first N dev verses are translated for BLEU (0: all)")
-      ->capture_default_str()
+  p->add_option("--second-seed", args->second_seed,
+                "rows to run again with seed 2, comma-separated (default: the preset's, those of them in --rows)");
+  // Bound to a copy: what is not given comes from the preset.
+  auto given = std::make_shared<Table3Training>();
+  p->add_option("--steps", given->steps, "updates per run (the paper's 100K)")->check(finite_in(1, 1e7));
+  p->add_option("--batch-tokens", given->batch_tokens, "tokens per batch on each side")->check(finite_in(1, 1e8));
+  p->add_option("--warmup-steps", given->warmup_steps, "learning-rate warmup steps")->check(finite_in(1, 1e7));
+  p->add_option("--lr-scale", given->lr_scale, "factor on the paper's learning rate")->check(finite_in(1e-6, 1e3));
+  p->add_option("--bleu-verses", given->bleu_verses, "dev verses translated for BLEU (0: all)")
       ->check(finite_in(0, 1e9));
+  p->add_option("--bleu-pick", given->bleu_pick, "which dev verses: first, or spread (evenly over the file)")
+      ->check(CLI::IsMember({"first", "spread"}));
+  p->add_option("--validations", given->validations,
+                "dev-loss validations per run, evenly spaced (they must divide --steps)")
+      ->check(finite_in(1, 1e7));
   p->add_option("--width-divisor", args->scale.width_divisor, "d_model, d_ff, d_k and d_v divided by this")
       ->capture_default_str()
       ->check(finite_in(1, 1024));
   p->add_option("--layer-divisor", args->scale.layer_divisor, "N divided by this (rounded, at least 1)")
       ->capture_default_str()
       ->check(finite_in(1, 64));
-  p->callback([args] { plan(*args); });
+  p->callback([args, given, p] {
+    Table3Training t = study::table3_preset(args->preset).training;
+    if (p->count("--steps")) t.steps = given->steps;
+    if (p->count("--batch-tokens")) t.batch_tokens = given->batch_tokens;
+    if (p->count("--warmup-steps")) t.warmup_steps = given->warmup_steps;
+    if (p->count("--lr-scale")) t.lr_scale = given->lr_scale;
+    if (p->count("--bleu-verses")) t.bleu_verses = given->bleu_verses;
+    if (p->count("--bleu-pick")) t.bleu_pick = given->bleu_pick;
+    if (p->count("--validations")) t.validations = given->validations;
+    args->training = t;
+    args->second_seed_given = p->count("--second-seed") > 0;
+    plan(*args);
+  });
+  CLI::App* ps = sub->add_subcommand("preset", "print a preset's settings, one 'key<TAB>value' a line");
+  ps->add_option("name", args->preset, "learnt or quick")->required();
+  ps->callback([args] {
+    const study::Table3Preset& p = study::table3_preset(args->preset);
+    std::cout << "vocab_size\t" << p.vocab_size << "\nsteps\t" << p.training.steps << "\nbatch_tokens\t"
+              << p.training.batch_tokens << "\nwarmup_steps\t" << p.training.warmup_steps << "\nlr_scale\t"
+              << p.training.lr_scale << "\nbleu_verses\t" << p.training.bleu_verses << "\nbleu_pick\t"
+              << p.training.bleu_pick << "\nvalidations\t" << p.training.validations << "\nsecond_seed\t";
+    for (std::size_t i = 0; i < p.second_seed.size(); ++i) std::cout << (i ? "," : "") << p.second_seed[i];
+    std::cout << "\n";
+  });
   CLI::App* r =
       sub->add_subcommand("report", "write RUN/report.md and RUN/group-{A..E}.{svg,png} from the runs finished so far");
   r->add_option("--run", args->run, "the study's folder")->required();

@@ -82,6 +82,10 @@ SweepScoring parse_scoring(const Json& j, const std::string& source) {
       s.average_last = whole(*it, source, key, 1, 1000);
     } else if (it.key() == "dev_verses") {
       s.dev_verses = whole(*it, source, key, 0, 100000000);
+    } else if (it.key() == "dev_pick") {
+      if (!it->is_string() || (*it != "first" && *it != "spread"))
+        throw_in(source, "'" + key + "' must be \"first\" or \"spread\", got " + it->dump());
+      s.dev_pick = it->get<std::string>();
     } else if (it.key() == "beam") {
       beams.clear();
       for (const Json& b : one_or_list(*it, source, key)) beams.push_back(whole(b, source, key, 1, 64));
@@ -93,7 +97,7 @@ SweepScoring parse_scoring(const Json& j, const std::string& source) {
         alphas.push_back(a.get<double>());
       }
     } else {
-      throw_in(source, "unknown key '" + key + "' (score has average_last, dev_verses, beam, alpha)");
+      throw_in(source, "unknown key '" + key + "' (score has average_last, dev_verses, dev_pick, beam, alpha)");
     }
   }
   s.decodings.clear();

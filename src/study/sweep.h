@@ -9,7 +9,7 @@
 //                a variant may also name its own "seeds" and "budget"
 //    "budget":   {"updates": 1000} or {"minutes": 45},                       the same for every run
 //    "seeds":    2 (seeds 1..2) or [1, 7],
-//    "score":    {"average_last": 5, "dev_verses": 400, "beam": [4], "alpha": [0.6, 1.0]}}
+//    "score":    {"average_last": 5, "dev_verses": 400, "dev_pick": "spread", "beam": [4], "alpha": [0.6, 1.0]}}
 //
 // The runs are every variant (or base alone) times every grid point times every seed. `attn sweep
 // plan` writes each run's `attn train` options; scripts/sweep trains, averages and scores them;
@@ -34,7 +34,10 @@ struct SweepDecoding {
 
 struct SweepScoring {
   int average_last = 1;  // checkpoints averaged into the scored model (1: the last model as it is)
-  int dev_verses = 400;  // the first N dev verses are translated (0: all); perplexity uses all
+  int dev_verses = 400;  // N dev verses are translated (0: all); perplexity uses all
+  // Which N: "first" (lines 1..N), or "spread" (evenly spaced over the file: line floor(k * total / N) + 1
+  // for k = 0..N-1), so that a dev set ordered by book is sampled from every book.
+  std::string dev_pick = "first";
   std::vector<SweepDecoding> decodings{SweepDecoding{}};  // every pair of beam and alpha; the first ranks
 };
 

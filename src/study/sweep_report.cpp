@@ -95,8 +95,22 @@ SweepRunResult read_sweep_run(const fs::path& folder, const SweepPlan& plan) {
       speeds.push_back(t.at("tokens_per_second").get<double>());
       r.updates = std::max<std::int64_t>(r.updates, t.at("step").get<std::int64_t>());
       r.minutes = std::max(r.minutes, t.at("elapsed_seconds").get<double>() / 60);
+      r.elapsed.push_back({t.at("step").get<std::int64_t>(), t.at("elapsed_seconds").get<double>()});
     }
-    for (const auto& v : log.valid) r.updates = std::max<std::int64_t>(r.updates, v.at("step").get<std::int64_t>());
+    for (const auto& v : log.valid) {
+      r.updates = std::max<std::int64_t>(r.updates, v.at("step").get<std::int64_t>());
+      r.dev_curve.push_back({v.at("step").get<std::int64_t>(), v.at("cross_entropy").get<double>()});
+    }
+    // A resumed run logs again the updates after its checkpoint: the later record of an update counts.
+    for (auto* c : {&r.elapsed, &r.dev_curve}) {
+      std::stable_sort(c->begin(), c->end(), [](const CurvePoint& a, const CurvePoint& b) { return a.step < b.step; });
+      std::vector<CurvePoint> kept;
+      for (const auto& p : *c) {
+        if (!kept.empty() && kept.back().step == p.step) kept.pop_back();
+        kept.push_back(p);
+      }
+      *c = std::move(kept);
+    }
     r.tokens_per_second = steady_tokens_per_second(speeds);
   }
   if (fs::exists(folder / "diverged.txt")) {
@@ -175,7 +189,9 @@ SweepReportText sweep_report(const SweepPlan& plan, const std::map<std::string, 
       own += (own.empty() ? "" : ", ") + run.point + ": " + budget_text(run.budget);
   md << "Every run: " << budget_text(plan.budget) << (own.empty() ? "" : " (" + own + ")")
      << "; scored on the dev verses: perplexity per target subword over every dev verse, BLEU and chrF2 of "
-     << (plan.scoring.dev_verses > 0 ? "the first " + std::to_string(plan.scoring.dev_verses) : std::string("all"))
+     << (plan.scoring.dev_verses == 0        ? std::string("all")
+         : plan.scoring.dev_pick == "spread" ? std::to_string(plan.scoring.dev_verses) + " evenly spaced"
+                                             : "the first " + std::to_string(plan.scoring.dev_verses))
      << " dev verses translated with ";
   for (std::size_t i = 0; i < decodings.size(); ++i)
     md << (i ? ", " : "") << "beam " << decodings[i].beam << " α " << decodings[i].alpha_text();

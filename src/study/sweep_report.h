@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "study/learning_curve.h"
 #include "study/sweep.h"
 
 namespace attn::study {
@@ -26,6 +27,8 @@ struct SweepRunResult {
   double minutes = 0;                         // training time at that record
   double tokens_per_second = 0;               // median over the log's records, the first (start-up) left out
   double dev_cross_entropy = 0, dev_ppl = 0;  // per target subword, every dev verse, the scored model
+  std::vector<CurvePoint> elapsed;            // the training log's records: update -> training seconds
+  std::vector<CurvePoint> dev_curve;          // its validations: update -> dev cross-entropy of the training model
   struct Scores {
     double bleu = 0, chrf = 0;
   };

@@ -76,6 +76,41 @@ std::vector<Table3Row> table3_rows() {
   return rows;
 }
 
+const std::vector<Table3Preset>& table3_presets() {
+  static const std::vector<Table3Preset> presets = [] {
+    std::vector<Table3Preset> out(2);
+    Table3Preset& learnt = out[0];
+    learnt.name = "learnt";
+    learnt.description = "base learns to translate and its dev perplexity settles (docs/table3.md: the scale, and why)";
+    learnt.vocab_size = 4000;
+    learnt.second_seed = {"base", "A4", "E1"};
+    learnt.training.steps = 3200;
+    learnt.training.batch_tokens = 1024;
+    learnt.training.warmup_steps = 800;
+    learnt.training.lr_scale = 1.0;
+    learnt.training.bleu_verses = 400;
+    learnt.training.bleu_pick = "spread";
+    learnt.training.validations = 8;
+    // The first study: 800 updates, under half an epoch; how fast each row starts to learn.
+    Table3Preset& quick = out[1];
+    quick.name = "quick";
+    quick.description = "800 updates: how fast each row starts to learn, in about 50 minutes";
+    quick.vocab_size = 8000;
+    quick.second_seed = {"base", "E1"};
+    return out;
+  }();
+  return presets;
+}
+
+const Table3Preset& table3_preset(const std::string& name) {
+  std::string known;
+  for (const auto& p : table3_presets()) {
+    if (p.name == name) return p;
+    known += (known.empty() ? "" : ", ") + p.name;
+  }
+  throw Error("Table 3 has no preset '" + name + "' (presets: " + known + ")");
+}
+
 const Table3Row& table3_row(const std::string& id) {
   static const std::vector<Table3Row> rows = table3_rows();
   for (const auto& r : rows)
@@ -121,6 +156,11 @@ ModelConfig scaled(const ModelConfig& paper, const Table3Scale& s) {
 std::vector<Table3Run> table3_plan(const std::vector<std::string>& ids, const std::vector<std::string>& second_seed_ids,
                                    const Table3Scale& scale, const Table3Training& training) {
   if (training.steps < 1) throw Error("Table 3: steps must be at least 1");
+  if (training.validations < 1 || training.steps % training.validations != 0)
+    throw Error("Table 3: validations must divide the steps (" + std::to_string(training.steps) +
+                ") so that the last is at the last update, got " + std::to_string(training.validations));
+  if (training.bleu_pick != "first" && training.bleu_pick != "spread")
+    throw Error("Table 3: the BLEU verses are picked \"first\" or \"spread\", not \"" + training.bleu_pick + "\"");
   std::vector<const Table3Row*> rows;
   if (ids.empty()) {
     for (const auto& r : table3_rows())
@@ -162,14 +202,15 @@ nlohmann::ordered_json table3_sweep(const std::vector<Table3Run>& plan, const Ta
   base["batch_tokens"] = training.batch_tokens;
   base["warmup_steps"] = training.warmup_steps;
   base["lr_scale"] = training.lr_scale;
-  // One validation, at the last update (the rows' updates are multiples of base's).
-  base["valid_every"] = training.steps;
+  // `validations` evenly spaced, the last at the last update (the rows' updates are multiples of
+  // base's; big, 3x as long, validates 3x as often).
+  base["valid_every"] = std::max(1, training.steps / training.validations);
   base["valid_translate"] = 0;
   base["early_stopping"] = 0;
   base["save_every"] = std::max(1, training.steps / 5);
   base["save_every_minutes"] = 1.0;
   base["keep_checkpoints"] = 2;
-  base["log_every"] = std::max(1, training.steps / 10);
+  base["log_every"] = std::max(1, training.steps / 40);  // the elapsed time of every 40th of a run
   base["vocabulary_size"] = vocabulary_size;
   Json variants = Json::array();
   for (const auto& run : plan) {
@@ -195,7 +236,11 @@ nlohmann::ordered_json table3_sweep(const std::vector<Table3Run>& plan, const Ta
   f["base"] = base;
   f["variants"] = variants;
   f["budget"] = Json{{"updates", training.steps}};
-  f["score"] = Json{{"average_last", 1}, {"dev_verses", training.bleu_verses}, {"beam", 4}, {"alpha", 0.6}};
+  f["score"] = Json{{"average_last", 1},
+                    {"dev_verses", training.bleu_verses},
+                    {"dev_pick", training.bleu_pick},
+                    {"beam", 4},
+                    {"alpha", 0.6}};
   return f;
 }
 

@@ -48,13 +48,29 @@ ModelConfig scaled(const ModelConfig& paper, const Table3Scale& scale);
 
 // The training every run shares: the same number of updates for every row, as the paper did.
 struct Table3Training {
-  int steps = 800;          // updates per row (the paper: 100K; big 300K, scaled alike)
-  int batch_tokens = 1024;  // source and target tokens per batch (the paper: ~25000)
-  int warmup_steps = 200;   // the paper's schedule, warmup shortened with the run
-  double lr_scale = 0.5;    // on the paper's d_model^-0.5 rate: its peak after a short warmup is too
-                            // high for a model this small (the loss stays on the unigram plateau)
-  int bleu_verses = 400;    // the first N dev verses are translated for BLEU (0: all of them)
+  int steps = 800;                  // updates per row (the paper: 100K; big 300K, scaled alike)
+  int batch_tokens = 1024;          // source and target tokens per batch (the paper: ~25000)
+  int warmup_steps = 200;           // the paper's schedule, warmup shortened with the run
+  double lr_scale = 0.5;            // on the paper's d_model^-0.5 rate
+  int bleu_verses = 400;            // dev verses translated for BLEU (0: all of them)
+  std::string bleu_pick = "first";  // which: "first" or "spread" (evenly over the file; study/sweep.h)
+  int validations = 1;              // dev-loss validations per run, evenly spaced, the last at the last update:
+                                    // the learning curves that the convergence check and the equal-time
+                                    // reading use
 };
+
+// A named scale of the study (`scripts/table3 --preset NAME`): the vocabulary size, the training, the
+// rows trained with a second seed (those of them planned).
+struct Table3Preset {
+  std::string name, description;
+  int vocab_size = 0;
+  Table3Training training;
+  std::vector<std::string> second_seed;
+};
+// "learnt" (the default: base learns to translate and its dev perplexity settles) and "quick" (800
+// updates, the first study: how fast each row starts to learn).
+const std::vector<Table3Preset>& table3_presets();
+const Table3Preset& table3_preset(const std::string& name);  // throws Error naming the presets
 
 // One run of the plan: a row with a seed, named "<id>" for seed 1, "<id>-seed<k>" in the report; its
 // folder is the sweep's, runs/<id>.seed<k>.

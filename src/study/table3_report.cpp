@@ -51,20 +51,60 @@ std::optional<double> ppl(const Table3Results& r, const std::string& name) {
   return it->second.dev_ppl;
 }
 
-// "x is higher (worse) than y": holds when x's perplexity exceeds y's by more than the spread.
-TrendVerdict worse(const Table3Results& r, double spread, std::string claim, const std::string& x,
+std::optional<double> bleu(const Table3Results& r, const std::string& name) {
+  auto it = r.results.find(name);
+  if (it == r.results.end()) return std::nullopt;
+  return it->second.dev_bleu;
+}
+
+// The equal-time perplexity of every finished run, against base's (seed 1) training time.
+std::optional<double> equal_time_ppl(const Table3Results& r, const std::string& name) {
+  auto it = r.results.find(name), base = r.results.find("base");
+  if (it == r.results.end() || base == r.results.end()) return std::nullopt;
+  const auto reading = equal_time_reading(it->second, base->second.training_seconds);
+  if (!reading) return std::nullopt;
+  return reading->dev_ppl;
+}
+
+using Metric = std::optional<double> (*)(const Table3Results&, const std::string&);
+
+// "x is worse than y" in one reading: perplexity (higher is worse, relative differences weighed
+// against a relative spread) or BLEU (lower is worse, points against points).
+TrendReading worse(const Table3Results& r, Metric metric, bool higher_is_worse, double spread, const std::string& x,
                    const std::string& x_label, const std::string& y, const std::string& y_label) {
-  TrendVerdict v{std::move(claim), "", "not run"};
-  const auto px = ppl(r, x), py = ppl(r, y);
+  TrendReading v{"", "not run"};
+  const auto px = metric(r, x), py = metric(r, y);
   if (!px || !py) return v;
-  const double rel = (*px - *py) / *py;
-  v.evidence = x_label + " " + format_fixed(*px, 2) + " vs " + y_label + " " + format_fixed(*py, 2) + " (" +
-               (rel >= 0 ? "+" : "") + format_fixed(100 * rel, 1) + "%)";
-  if (spread > 0 && std::abs(rel) <= spread)
+  double diff = 0;
+  if (higher_is_worse) {
+    diff = (*px - *py) / *py;
+    v.evidence = x_label + " " + format_fixed(*px, 2) + " vs " + y_label + " " + format_fixed(*py, 2) + " (" +
+                 (diff >= 0 ? "+" : "") + format_fixed(100 * diff, 1) + "%)";
+  } else {
+    diff = *py - *px;
+    v.evidence = x_label + " " + format_fixed(*px, 2) + " vs " + y_label + " " + format_fixed(*py, 2) + " (" +
+                 (*px - *py >= 0 ? "+" : "") + format_fixed(*px - *py, 2) + ")";
+  }
+  if (spread > 0 && std::abs(diff) <= spread)
     v.verdict = "within the spread";
   else
-    v.verdict = rel > 0 ? "holds" : "does not hold";
+    v.verdict = diff > 0 ? "holds" : "reversed";
   return v;
+}
+
+TrendVerdict trend(const Table3Results& r, std::string claim, const std::string& x, const std::string& x_label,
+                   const std::string& y, const std::string& y_label) {
+  const double s = seed_spread(r), b = seed_spread_bleu(r);
+  return {std::move(claim), worse(r, ppl, true, s, x, x_label, y, y_label),
+          worse(r, bleu, false, b, x, x_label, y, y_label), worse(r, equal_time_ppl, true, s, x, x_label, y, y_label)};
+}
+
+// "x about equal to y": holds when within the spread.
+void about_equal(TrendReading& v, double spread) {
+  if (v.verdict == "within the spread")
+    v.verdict = "holds";
+  else if (v.verdict != "not run")
+    v.verdict = spread > 0 ? "does not hold" : "no spread measured";
 }
 
 }  // namespace
@@ -82,47 +122,75 @@ std::optional<RunResult> read_run_result(const fs::path& study, const SweepPlan&
   out.dev_bleu = r.decodings.at(sweep.scoring.decodings.front().label()).bleu;
   out.tokens_per_second = r.tokens_per_second;
   out.steps = static_cast<int>(r.updates);
+  out.training_seconds = r.elapsed.empty() ? 0 : r.elapsed.back().value;
+  out.elapsed = r.elapsed;
+  out.dev_curve = r.dev_curve;
   return out;
 }
 
-double seed_spread(const Table3Results& r) {
+std::optional<double> last_quarter_change(const RunResult& run) {
+  return last_quarter_change(run.dev_curve, run.steps);
+}
+
+std::optional<EqualTimeReading> equal_time_reading(const RunResult& run, double base_seconds) {
+  EqualTimeReading out;
+  if (run.training_seconds <= 1.02 * base_seconds) {
+    out.update = run.steps;
+    out.dev_ppl = run.dev_ppl;
+    return out;
+  }
+  const auto update = update_at_time(run.elapsed, base_seconds);
+  if (!update) return std::nullopt;
+  const auto ce = value_at_update(run.dev_curve, *update);
+  if (!ce) return std::nullopt;
+  out.update = *update;
+  out.dev_ppl = std::exp(*ce);
+  out.read_earlier = true;
+  return out;
+}
+
+namespace {
+double spread_of(const Table3Results& r, Metric metric, bool relative) {
   double spread = 0;
   for (const auto& run : r.plan) {
     if (run.seed == 1) continue;
-    const auto a = ppl(r, run.row->id), b = ppl(r, run.name);
-    if (a && b) spread = std::max(spread, std::abs(*a - *b) / std::min(*a, *b));
+    const auto a = metric(r, run.row->id), b = metric(r, run.name);
+    if (a && b) spread = std::max(spread, relative ? std::abs(*a - *b) / std::min(*a, *b) : std::abs(*a - *b));
   }
   return spread;
 }
+}  // namespace
+
+double seed_spread(const Table3Results& r) { return spread_of(r, ppl, true); }
+double seed_spread_bleu(const Table3Results& r) { return spread_of(r, bleu, false); }
 
 std::vector<TrendVerdict> trend_verdicts(const Table3Results& r) {
-  const double s = seed_spread(r);
   std::vector<TrendVerdict> v;
-  v.push_back(worse(r, s, "a single head is worse than 8 (A)", "A1", "h=1", "base", "h=8"));
-  // Too many heads: h=32 against the best of 4, 8 and 16.
+  v.push_back(trend(r, "a single head is worse than 8 (A)", "A1", "h=1", "base", "h=8"));
+  // Too many heads: h=32 against the best of 4, 8 and 16 (by perplexity at equal updates).
   std::string best = "base", best_label = "h=8";
   for (const auto& [id, label] : {std::pair{"A2", "h=4"}, std::pair{"A3", "h=16"}}) {
     const auto p = ppl(r, id), b = ppl(r, best);
     if (p && (!b || *p < *b)) best = id, best_label = label;
   }
   v.push_back(
-      worse(r, s, "too many heads are worse (A: h=32 against the best of h=4, 8, 16)", "A4", "h=32", best, best_label));
-  v.push_back(worse(r, s, "a smaller key size d_k hurts (B: d_k/4 against base)", "B1", "B1", "base", "base"));
+      trend(r, "too many heads are worse (A: h=32 against the best of h=4, 8, 16)", "A4", "h=32", best, best_label));
+  v.push_back(trend(r, "a smaller key size d_k hurts (B: d_k/4 against base)", "B1", "B1", "base", "base"));
   // Named by the paper's sizes; ours are scaled (N 1/3/4, d_model 64/128/256, d_ff 256/1024).
-  v.push_back(worse(r, s, "deeper is better (C: N=2 against base's 6)", "C1", "C1", "base", "base"));
-  v.push_back(worse(r, s, "deeper is better (C: base's N=6 against 8)", "base", "base", "C3", "C3"));
-  v.push_back(worse(r, s, "wider is better (C: d_model=256 against base's 512)", "C4", "C4", "base", "base"));
-  v.push_back(worse(r, s, "wider is better (C: base's d_model=512 against 1024)", "base", "base", "C5", "C5"));
-  v.push_back(worse(r, s, "a wider feed-forward layer is better (C: d_ff=1024 against 4096)", "C6", "C6", "C7", "C7"));
-  v.push_back(worse(r, s, "dropout helps (D: P_drop 0.0 against 0.1)", "D1", "P_drop=0.0", "base", "P_drop=0.1"));
+  v.push_back(trend(r, "deeper is better (C: N=2 against base's 6)", "C1", "C1", "base", "base"));
+  v.push_back(trend(r, "deeper is better (C: base's N=6 against 8)", "base", "base", "C3", "C3"));
+  v.push_back(trend(r, "wider is better (C: d_model=256 against base's 512)", "C4", "C4", "base", "base"));
+  v.push_back(trend(r, "wider is better (C: base's d_model=512 against 1024)", "base", "base", "C5", "C5"));
+  v.push_back(trend(r, "a wider feed-forward layer is better (C: d_ff=1024 against 4096)", "C6", "C6", "C7", "C7"));
+  v.push_back(trend(r, "dropout helps (D: P_drop 0.0 against 0.1)", "D1", "P_drop=0.0", "base", "P_drop=0.1"));
   v.push_back(
-      worse(r, s, "label smoothing hurts perplexity (D: ε_ls 0.1 against 0.0)", "base", "ε_ls=0.1", "D3", "ε_ls=0.0"));
+      trend(r, "label smoothing hurts perplexity (D: ε_ls 0.1 against 0.0)", "base", "ε_ls=0.1", "D3", "ε_ls=0.0"));
+  v.push_back(trend(r, "label smoothing helps BLEU (D: ε_ls 0.0 against 0.1)", "D3", "ε_ls=0.0", "base", "ε_ls=0.1"));
   // Learned positions about equal to sinusoids: holds when the difference is within the spread.
-  TrendVerdict e = worse(r, s, "learned positions are as good as sinusoids (E)", "E1", "learned", "base", "sinusoidal");
-  if (e.verdict == "within the spread")
-    e.verdict = "holds";
-  else if (e.verdict != "not run")
-    e.verdict = s > 0 ? "does not hold" : "no spread measured";
+  TrendVerdict e = trend(r, "learned positions are as good as sinusoids (E)", "E1", "learned", "base", "sinusoidal");
+  about_equal(e.ppl, seed_spread(r));
+  about_equal(e.bleu, seed_spread_bleu(r));
+  about_equal(e.equal_time, seed_spread(r));
   v.push_back(e);
   return v;
 }
@@ -138,19 +206,35 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
      << "-piece BPE vocabulary and dev BLEU is on our dev verses; the paper's are per wordpiece of its 37000-token "
         "vocabulary on newstest2013 (English-German): compare "
         "directions, not values. Empty cells: as base. Parameters include the shared embedding.\n\n"
-     << "| run | the paper's change | ours | steps | params | dev PPL | dev BLEU | tokens/s | paper: params | "
-        "PPL | BLEU |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+     << "*Last quarter*: how much the dev perplexity still moved over the run's last quarter of updates "
+        "(from its validations). *At base's time*: the dev perplexity at the training time base took, for a run slower "
+        "than base read from its learning curve at the update it had reached then (in brackets); a faster run keeps "
+        "its value at its last update, an upper bound.\n\n"
+     << "| run | the paper's change | ours | steps | params | dev PPL | last quarter | dev BLEU | tokens/s | minutes | "
+        "at base's time | paper: params | PPL | BLEU "
+        "|\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& run : r.plan) {
     const Table3Row& row = *run.row;
     const std::string ours = row.id == "base" ? all_cells(run.model) : changed_cells(run.model, base);
     md << "| " << run.name << " | " << (row.change.empty() ? "(base)" : row.change) << " | " << ours << " | "
        << run.steps << " | " << format_fixed(run.model.parameter_count() / 1e6, 2) << "M | ";
     auto it = r.results.find(run.name);
-    if (it == r.results.end())
-      md << "not run | | | ";
-    else
-      md << format_fixed(it->second.dev_ppl, 2) << " | " << format_fixed(it->second.dev_bleu, 2) << " | "
-         << format_fixed(it->second.tokens_per_second, 0) << " | ";
+    if (it == r.results.end()) {
+      md << "not run | | | | | | ";
+    } else {
+      const RunResult& x = it->second;
+      const auto change = last_quarter_change(x);
+      md << format_fixed(x.dev_ppl, 2) << " | " << (change ? format_fixed(100 * *change, 1) + "%" : "") << " | "
+         << format_fixed(x.dev_bleu, 2) << " | " << format_fixed(x.tokens_per_second, 0) << " | "
+         << format_fixed(x.training_seconds / 60, 1) << " | ";
+      auto base_it = r.results.find("base");
+      const auto eq =
+          base_it == r.results.end() ? std::nullopt : equal_time_reading(x, base_it->second.training_seconds);
+      if (eq)
+        md << format_fixed(eq->dev_ppl, 2)
+           << (eq->read_earlier ? " (" + std::to_string(static_cast<long>(std::lround(eq->update))) + ")" : "");
+      md << " | ";
+    }
     const PaperResult& p = row.paper;
     md << (p.params_millions > 0 ? format_fixed(p.params_millions, 0) + "M" : "") << " | " << format_fixed(p.ppl, 2)
        << " | " << format_fixed(p.bleu, 1) << " |\n";
@@ -176,8 +260,30 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
        << "% of the perplexity, is the spread: a difference between rows no larger than it is not taken as real.\n";
   else
     md << "No row has run with a second seed yet: differences between rows cannot be told from noise.\n";
-  md << "\n## The paper's trends at this scale\n\n| the paper's finding | ours (dev PPL) | verdict |\n|---|---|---|\n";
-  for (const auto& v : trend_verdicts(r)) md << "| " << v.claim << " | " << v.evidence << " | " << v.verdict << " |\n";
+  const double bleu_spread = seed_spread_bleu(r);
+  if (any) md << "The BLEU spread, the same way: " << format_fixed(bleu_spread, 2) << " points.\n";
+  // Has base learnt? The study's own test of its scale (docs/table3.md): dev BLEU >= 25 and a dev
+  // perplexity that moved by less than 3% over the last quarter of its updates.
+  if (auto b = r.results.find("base"); b != r.results.end()) {
+    const auto change = last_quarter_change(b->second);
+    md << "\n## Has base learnt?\n\nBase ends at dev BLEU " << format_fixed(b->second.dev_bleu, 2)
+       << (b->second.dev_bleu >= 25 ? " (at least 25: yes)" : " (at least 25: no)");
+    if (change)
+      md << "; its dev perplexity moved by " << format_fixed(100 * *change, 1) << "% over its last quarter of updates ("
+         << (*change < 0.03 ? "under 3%: yes" : "under 3%: no") << ").\n";
+    else
+      md << "; its learning curve has no validation at three quarters of its updates to tell how much it still "
+            "moves.\n";
+  }
+  md << "\n## The paper's trends at this scale\n\nEach finding read three ways: dev perplexity and BLEU at equal "
+        "updates (the paper's reading), and dev perplexity at base's training time (a CPU's other fair reading). "
+        "*Holds*: the difference goes the paper's way by more than the seed spread; *reversed*: the other way by "
+        "more than the spread.\n\n"
+     << "| the paper's finding | dev PPL | verdict | dev BLEU | verdict | PPL at base's time | verdict |\n"
+     << "|---|---|---|---|---|---|---|\n";
+  for (const auto& v : trend_verdicts(r))
+    md << "| " << v.claim << " | " << v.ppl.evidence << " | " << v.ppl.verdict << " | " << v.bleu.evidence << " | "
+       << v.bleu.verdict << " | " << v.equal_time.evidence << " | " << v.equal_time.verdict << " |\n";
 
   // One chart per group: our dev perplexity against the knob (left axis), the paper's (right, dashed).
   struct Knob {
@@ -234,10 +340,14 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
      << "Each run trains for the same number of updates (" << training.steps << ", batches of " << training.batch_tokens
      << " source and " << training.batch_tokens << " target tokens, the paper's learning rate times "
      << format_fixed(training.lr_scale, 2) << " with warmup " << training.warmup_steps
-     << ", fp32) from its seed; its last model is scored on every dev verse (perplexity by forced decoding, "
+     << ", fp32) from its seed, validating " << training.validations
+     << (training.validations == 1 ? " time" : " times, evenly spaced")
+     << "; its last model is scored on every dev verse (perplexity by forced decoding, "
         "without label smoothing) and translates "
-     << (training.bleu_verses > 0 ? "the first " + std::to_string(training.bleu_verses) + " dev verses"
-                                  : "the dev verses")
+     << (training.bleu_verses == 0 ? std::string("the dev verses")
+         : training.bleu_pick == "spread"
+             ? std::to_string(training.bleu_verses) + " dev verses evenly spaced over the set"
+             : "the first " + std::to_string(training.bleu_verses) + " dev verses")
      << " with beam 4 and α 0.6, scored by attn bleu (sacreBLEU's BLEU). No checkpoint averaging, as the paper for "
         "Table 3. The study is a sweep (docs/sweep.md): every run's options are in "
         "`runs/<row>.seed<k>/options.json`, and `sweep.md` lists every run as the sweep's report.\n";

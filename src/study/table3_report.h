@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "study/learning_curve.h"
 #include "study/sweep.h"
 #include "study/table3.h"
 
@@ -15,12 +16,30 @@ namespace attn::study {
 
 // What one finished run measured.
 struct RunResult {
-  double dev_cross_entropy = 0;  // nats per target subword over every dev verse, the last model
-  double dev_ppl = 0;            // exp(dev_cross_entropy)
-  double dev_bleu = 0;           // sacreBLEU's score of the beam-4 translation of the dev verses
-  double tokens_per_second = 0;  // median of the training log's records (target tokens)
-  int steps = 0;                 // the updates it trained
+  double dev_cross_entropy = 0;       // nats per target subword over every dev verse, the last model
+  double dev_ppl = 0;                 // exp(dev_cross_entropy)
+  double dev_bleu = 0;                // sacreBLEU's score of the beam-4 translation of the dev verses
+  double tokens_per_second = 0;       // median of the training log's records (target tokens)
+  int steps = 0;                      // the updates it trained
+  double training_seconds = 0;        // the training log's time at its last update
+  std::vector<CurvePoint> elapsed;    // update -> training seconds, from the log
+  std::vector<CurvePoint> dev_curve;  // update -> dev cross-entropy, the log's validations
 };
+
+// How much the run's dev perplexity moved over its last quarter of updates (learning_curve.h);
+// nullopt without validations at 3/4 and at the end.
+std::optional<double> last_quarter_change(const RunResult& run);
+
+// The run at the training time base took for its updates (`base_seconds`), the paper's other fair
+// reading on a CPU. A run slower than base (more than 2% more time) is read from its learning curve
+// at the update it had reached then (`read_earlier`); a run as fast or faster keeps its value at its
+// last update: at equal time it would have trained longer, so its value is an upper bound. nullopt
+// when the curve does not reach back to that update.
+struct EqualTimeReading {
+  double update = 0, dev_ppl = 0;
+  bool read_earlier = false;
+};
+std::optional<EqualTimeReading> equal_time_reading(const RunResult& run, double base_seconds);
 
 // What the run of the study's sweep (scripts/sweep fills study/runs/<id>.seed<k>, study/sweep_report.h)
 // measured; nullopt while it has not finished. Throws Error naming the file of anything that cannot
@@ -33,17 +52,23 @@ struct Table3Results {
   std::map<std::string, RunResult> results;  // by run name, finished runs only
 };
 
-// A paper trend and what our runs say about it.
-struct TrendVerdict {
-  std::string claim;     // "a single head is worse than 8"
+// What one reading (perplexity or BLEU at equal updates, perplexity at equal time) says about a trend.
+struct TrendReading {
   std::string evidence;  // "h=1 6.01 vs h=8 5.83 (+3.1%)"
-  std::string verdict;   // "holds", "does not hold", "within the spread", "not run", and for (E),
-                         // "no spread measured"
+  std::string verdict;   // "holds", "reversed", "within the spread", "not run", and for (E) "holds",
+                         // "does not hold", "no spread measured"
+};
+
+// A paper trend and what our runs say about it, in three readings.
+struct TrendVerdict {
+  std::string claim;  // "a single head is worse than 8"
+  TrendReading ppl, bleu, equal_time;
 };
 
 // The largest relative dev-perplexity difference between the two seeds of any row run twice
-// (0 when none was).
+// (0 when none was), and the largest BLEU difference in points.
 double seed_spread(const Table3Results& r);
+double seed_spread_bleu(const Table3Results& r);
 std::vector<TrendVerdict> trend_verdicts(const Table3Results& r);
 
 struct Table3ReportText {

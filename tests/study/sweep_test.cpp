@@ -173,6 +173,8 @@ TEST(SweepPlan, BadFilesAreRefusedNamingTheFileAndKey) {
   expect_has(err(R"({"budget": {"updates": 1}, "bugdet": 1})"), "unknown key 'bugdet'");
   expect_has(err(R"({"score": {"beam": 0}, )" + ok_budget + "}"), "'score.beam' must be a whole number from 1 to 64");
   expect_has(err(R"({"score": {"beem": 4}, )" + ok_budget + "}"), "unknown key 'score.beem'");
+  expect_has(err(R"({"score": {"dev_pick": "last"}, )" + ok_budget + "}"),
+             "'score.dev_pick' must be \"first\" or \"spread\"");
   expect_has(err(R"({"score": {"alpha": [0.6, 0.6]}, )" + ok_budget + "}"), "asks for beam4-alpha0.6 twice");
   expect_has(err(R"({"variants": [{"name": "a", "lr_scale": 2}], "grid": {"lr_scale": [1]}, )" + ok_budget + "}"),
              "a key is varied by the grid or by the variants, not both");
@@ -332,7 +334,7 @@ TEST(SweepScript, RunsRecordsDivergenceKeepsResumesAndRefusesAnotherPlan) {
     "variants": [{"name": "ok"}, {"name": "wild", "lr_scale": 1000000, "warmup_steps": 1}],
     "grid": {"dropout": [0.0, 0.1]},
     "budget": {"updates": 6}, "seeds": 1,
-    "score": {"average_last": 2, "dev_verses": 5, "beam": [1, 2], "alpha": 0.6}})";
+    "score": {"average_last": 2, "dev_verses": 5, "dev_pick": "spread", "beam": [1, 2], "alpha": 0.6}})";
   write(dir / "tiny.json", sweep);
   const std::string script = std::string(ATTN_SOURCE_DIR) + "/scripts/sweep tiny.json --attn " + ATTN_BINARY +
                              " --run study --vocab-dir vocab --train-source " + en + " --train-target " + es +
@@ -355,7 +357,16 @@ TEST(SweepScript, RunsRecordsDivergenceKeepsResumesAndRefusesAnotherPlan) {
     EXPECT_FALSE(fs::exists(runs / name / "finished")) << name;
     EXPECT_NE(slurp(runs / name / "diverged.txt").find("training diverged at update"), std::string::npos);
   }
+  // Five of the ten dev verses, spread evenly: lines 1, 3, 5, 7 and 9 (line floor(k * 10 / 5) + 1).
+  {
+    std::ifstream dev(dir / "dev.en");
+    std::string expected, line;
+    for (int n = 1; std::getline(dev, line); ++n)
+      if (n % 2 == 1) expected += line + "\n";
+    EXPECT_EQ(slurp(dir / "study" / "dev-bleu.src"), expected);
+  }
   const std::string report = slurp(dir / "study" / "report.md");
+  EXPECT_NE(report.find("BLEU and chrF2 of 5 evenly spaced dev verses"), std::string::npos) << report;
   EXPECT_NE(report.find("| ok,dropout=0.0 | 1 of 1 |"), std::string::npos) << report;
   EXPECT_NE(report.find("| wild,dropout=0.1 | 0 of 1 (1 diverged) |"), std::string::npos) << report;
   EXPECT_NE(report.find("Run by `scripts/sweep tiny.json`"), std::string::npos) << report;

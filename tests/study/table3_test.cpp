@@ -238,9 +238,31 @@ TEST(Table3, TheStudyIsASweepOfItsRows) {
   }
   EXPECT_EQ(sweep.scoring.average_last, 1);  // no averaging, as the paper for Table 3
   EXPECT_EQ(sweep.scoring.dev_verses, 400);
+  EXPECT_EQ(sweep.scoring.dev_pick, "first");
   ASSERT_EQ(sweep.scoring.decodings.size(), 1u);
   EXPECT_EQ(sweep.scoring.decodings[0].label(), "beam4-alpha0.6");
   fs::remove_all(dir);
+}
+
+// The default scale: eight validations per run, the last at its last update (base 3200 updates: every
+// 400), BLEU on verses spread over the dev set; an unknown preset or validations that do not divide
+// the updates refused.
+TEST(Table3, TheLearntPresetValidatesAlongTheWay) {
+  const Table3Preset& p = table3_preset("learnt");
+  EXPECT_EQ(p.vocab_size, 4000);
+  const auto plan = table3_plan({"base", "big"}, {}, {}, p.training);
+  const SweepPlan sweep = parse_sweep(table3_sweep(plan, p.training, 4000), "table3-sweep.json");
+  EXPECT_EQ(sweep.scoring.dev_pick, "spread");
+  for (const auto& run : sweep.runs) {
+    EXPECT_EQ(run.options.at("valid_every"), p.training.steps / 8) << run.name;
+    EXPECT_EQ(run.options.at("max_steps").get<int>() % run.options.at("valid_every").get<int>(), 0) << run.name;
+  }
+  EXPECT_NE(message_of([] { table3_preset("slow"); }).find("no preset 'slow' (presets: learnt, quick)"),
+            std::string::npos);
+  Table3Training odd = p.training;
+  odd.validations = 7;
+  EXPECT_NE(message_of([&] { table3_plan({"base"}, {}, {}, odd); }).find("validations must divide the steps (3200)"),
+            std::string::npos);
 }
 
 // A finished run's folder as scripts/sweep leaves it: the training log, attn score's table (two
@@ -253,7 +275,9 @@ void fake_run(const fs::path& study, const std::string& name, double ce, double 
   for (double s : speeds) {
     step += 400;
     log << R"({"type":"train","step":)" << step << R"(,"loss":6.0,"tokens_per_second":)" << s
-        << R"(,"elapsed_seconds":)" << step << "}\n";
+        << R"(,"elapsed_seconds":)" << step / 4 << "}\n";
+    // A validation after each record: cross-entropy ce + 1 / (step / 400).
+    log << R"({"type":"valid","step":)" << step << R"(,"loss":6.0,"cross_entropy":)" << ce + 400.0 / step << "}\n";
   }
   write(study / "runs" / name / "train" / "train.jsonl", log.str());
   std::ostringstream tsv;
@@ -277,6 +301,15 @@ TEST(Table3Report, ReadsWhatARunMeasured) {
   EXPECT_DOUBLE_EQ(r->dev_bleu, 3.25);
   EXPECT_DOUBLE_EQ(r->tokens_per_second, 5000);  // median of 4000, 5000, 6000 (the first, start-up, left out)
   EXPECT_EQ(r->steps, 1600);
+  // The learning curves, as the log has them: 1600 updates in 400 s, dev cross-entropy falling.
+  EXPECT_DOUBLE_EQ(r->training_seconds, 400);
+  ASSERT_EQ(r->elapsed.size(), 4u);
+  EXPECT_EQ(r->elapsed[2].step, 1200);
+  EXPECT_DOUBLE_EQ(r->elapsed[2].value, 300);
+  ASSERT_EQ(r->dev_curve.size(), 4u);
+  EXPECT_DOUBLE_EQ(r->dev_curve[1].value, std::log(150.0) + 0.5);
+  // ppl at 1200 = 150 e^(1/3), at 1600 = 150 e^(1/4): the last quarter moved by 1 - e^(-1/12).
+  EXPECT_NEAR(*last_quarter_change(*r), 1 - std::exp(-1.0 / 12), 1e-12);
   fs::remove(dir / "runs" / "base.seed1" / "finished");
   EXPECT_FALSE(read_run_result(dir, sweep, plan[0]).has_value());  // still scoring
   write(dir / "runs" / "base.seed2" / "train" / "train.jsonl", "");
@@ -294,25 +327,116 @@ Table3Results hand_results() {
   const std::vector<std::pair<std::string, double>> ppl = {{"base", 100}, {"base-seed2", 102}, {"A1", 110},
                                                            {"A2", 99},    {"A3", 98},          {"A4", 99},
                                                            {"D1", 90},    {"D3", 95},          {"E1", 101}};
-  for (const auto& [name, p] : ppl) r.results[name] = RunResult{std::log(p), p, 2.0, 5000, 800};
+  // BLEU by hand: base's seeds differ by 1 point (20 and 19).
+  const std::map<std::string, double> bleu = {{"base", 20}, {"base-seed2", 19}, {"A1", 15}, {"A2", 20.5}, {"A3", 20},
+                                              {"A4", 20.2}, {"D1", 22},         {"D3", 18}, {"E1", 20.5}};
+  for (const auto& [name, p] : ppl) {
+    RunResult x;
+    x.dev_cross_entropy = std::log(p);
+    x.dev_ppl = p;
+    x.dev_bleu = bleu.at(name);
+    x.tokens_per_second = 5000;
+    x.steps = 800;
+    x.training_seconds = 100;  // all as fast as base: at its time, each keeps its last value
+    r.results[name] = x;
+  }
   return r;
 }
 
 TEST(Table3Report, TrendVerdictsWeighDifferencesAgainstTheSeedSpread) {
   const Table3Results r = hand_results();
   EXPECT_NEAR(seed_spread(r), 0.02, 1e-9);
+  EXPECT_NEAR(seed_spread_bleu(r), 1.0, 1e-9);
   std::map<std::string, TrendVerdict> by_claim;
   for (const auto& v : trend_verdicts(r)) by_claim[v.claim] = v;
-  EXPECT_EQ(by_claim.at("a single head is worse than 8 (A)").verdict, "holds");  // +10%
-  EXPECT_EQ(by_claim.at("a single head is worse than 8 (A)").evidence, "h=1 110.00 vs h=8 100.00 (+10.0%)");
+  const auto& one = by_claim.at("a single head is worse than 8 (A)");
+  EXPECT_EQ(one.ppl.verdict, "holds");  // +10%
+  EXPECT_EQ(one.ppl.evidence, "h=1 110.00 vs h=8 100.00 (+10.0%)");
+  EXPECT_EQ(one.bleu.verdict, "holds");  // 5 points below, the spread 1
+  EXPECT_EQ(one.bleu.evidence, "h=1 15.00 vs h=8 20.00 (-5.00)");
+  EXPECT_EQ(one.equal_time.verdict, "holds");  // every run as fast as base: the same values
   // h=32 (99) against the best of 4, 8, 16 (h=16: 98): +1.0%, inside the 2% spread.
   const auto& many = by_claim.at("too many heads are worse (A: h=32 against the best of h=4, 8, 16)");
-  EXPECT_EQ(many.verdict, "within the spread");
-  EXPECT_EQ(many.evidence, "h=32 99.00 vs h=16 98.00 (+1.0%)");
-  EXPECT_EQ(by_claim.at("dropout helps (D: P_drop 0.0 against 0.1)").verdict, "does not hold");           // -10%
-  EXPECT_EQ(by_claim.at("label smoothing hurts perplexity (D: ε_ls 0.1 against 0.0)").verdict, "holds");  // +5.3%
-  EXPECT_EQ(by_claim.at("learned positions are as good as sinusoids (E)").verdict, "holds");              // +1%
-  EXPECT_EQ(by_claim.at("deeper is better (C: N=2 against base's 6)").verdict, "not run");
+  EXPECT_EQ(many.ppl.verdict, "within the spread");
+  EXPECT_EQ(many.ppl.evidence, "h=32 99.00 vs h=16 98.00 (+1.0%)");
+  EXPECT_EQ(many.bleu.verdict, "within the spread");  // 20.2 against 20
+  const auto& dropout = by_claim.at("dropout helps (D: P_drop 0.0 against 0.1)");
+  EXPECT_EQ(dropout.ppl.verdict, "reversed");   // -10%
+  EXPECT_EQ(dropout.bleu.verdict, "reversed");  // 22 against 20
+  EXPECT_EQ(by_claim.at("label smoothing hurts perplexity (D: ε_ls 0.1 against 0.0)").ppl.verdict, "holds");  // +5.3%
+  EXPECT_EQ(by_claim.at("label smoothing helps BLEU (D: ε_ls 0.0 against 0.1)").bleu.verdict, "holds");  // 18 vs 20
+  const auto& e = by_claim.at("learned positions are as good as sinusoids (E)");
+  EXPECT_EQ(e.ppl.verdict, "holds");   // +1%
+  EXPECT_EQ(e.bleu.verdict, "holds");  // 0.5 points
+  EXPECT_EQ(by_claim.at("deeper is better (C: N=2 against base's 6)").ppl.verdict, "not run");
+}
+
+// The equal-time reading by hand: base trains its 800 updates in 100 s; A1 takes 200 s, logging every
+// 200 updates (50 s each), and validates at 400 (ppl 150) and 800 (110).
+TEST(Table3Report, EqualTimeReadsASlowerRunAtBasesTime) {
+  RunResult a1;
+  a1.steps = 800;
+  a1.dev_ppl = 110;
+  a1.training_seconds = 200;
+  a1.elapsed = {{200, 50}, {400, 100}, {600, 150}, {800, 200}};
+  a1.dev_curve = {{400, std::log(150.0)}, {800, std::log(110.0)}};
+  const auto at_100 = equal_time_reading(a1, 100);
+  ASSERT_TRUE(at_100.has_value());
+  EXPECT_TRUE(at_100->read_earlier);
+  EXPECT_DOUBLE_EQ(at_100->update, 400);
+  EXPECT_NEAR(at_100->dev_ppl, 150, 1e-9);
+  // At 125 s: update 500, a quarter of the way from 400 to 800 in cross-entropy.
+  const auto at_125 = equal_time_reading(a1, 125);
+  EXPECT_DOUBLE_EQ(at_125->update, 500);
+  EXPECT_NEAR(at_125->dev_ppl, std::pow(150.0, 0.75) * std::pow(110.0, 0.25), 1e-9);
+  // At 60 s (update 240) it had not validated yet: no reading.
+  EXPECT_FALSE(equal_time_reading(a1, 60).has_value());
+  // As fast as base (within 2%), or faster: its value at its last update.
+  const auto fast = equal_time_reading(a1, 197);
+  EXPECT_FALSE(fast->read_earlier);
+  EXPECT_DOUBLE_EQ(fast->update, 800);
+  EXPECT_DOUBLE_EQ(fast->dev_ppl, 110);
+
+  // In the verdicts: A1 (h=1) read at base's 100 s is at 150, against base's 100.
+  Table3Results r;
+  r.plan = table3_plan({"base", "A1"}, {}, {}, {});
+  RunResult base;
+  base.steps = 800;
+  base.dev_ppl = 100;
+  base.training_seconds = 100;
+  r.results["base"] = base;
+  r.results["A1"] = a1;
+  const auto verdicts = trend_verdicts(r);
+  EXPECT_EQ(verdicts.front().equal_time.evidence, "h=1 150.00 vs h=8 100.00 (+50.0%)");
+  EXPECT_EQ(verdicts.front().ppl.evidence, "h=1 110.00 vs h=8 100.00 (+10.0%)");
+  const std::string md = table3_report(r, {}, {}, "").markdown;
+  EXPECT_NE(md.find("| 3.3 | 150.00 (400) |"), std::string::npos) << md;  // A1: 200 s, read at update 400
+}
+
+// The report says whether base has learnt: BLEU at least 25, perplexity settled within 3% over the
+// last quarter.
+TEST(Table3Report, SaysWhetherBaseHasLearnt) {
+  Table3Results r;
+  r.plan = table3_plan({"base"}, {}, {}, {});
+  RunResult base;
+  base.steps = 800;
+  base.dev_ppl = 10;
+  base.dev_bleu = 26.5;
+  base.training_seconds = 100;
+  base.dev_curve = {{600, std::log(10.2)}, {800, std::log(10.0)}};
+  r.results["base"] = base;
+  std::string md = table3_report(r, {}, {}, "").markdown;
+  EXPECT_NE(md.find("Base ends at dev BLEU 26.50 (at least 25: yes); its dev perplexity moved by 2.0% over its last "
+                    "quarter of updates (under 3%: yes)"),
+            std::string::npos)
+      << md;
+  r.results["base"].dev_bleu = 12;
+  r.results["base"].dev_curve = {{600, std::log(11.0)}, {800, std::log(10.0)}};
+  md = table3_report(r, {}, {}, "").markdown;
+  EXPECT_NE(md.find("dev BLEU 12.00 (at least 25: no); its dev perplexity moved by 9.1% over its last quarter of "
+                    "updates (under 3%: no)"),
+            std::string::npos)
+      << md;
 }
 
 TEST(Table3Report, TableAndChartsCarryOursAndThePapers) {
@@ -324,7 +448,7 @@ TEST(Table3Report, TableAndChartsCarryOursAndThePapers) {
             std::string::npos)
       << md;
   EXPECT_NE(md.find("| A1 | h=1, d_k=d_v=512 | h=1, d_k=d_v=128 | 800 |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| 110.00 | 2.00 | 5000 |  | 5.29 | 24.9 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 110.00 |  | 15.00 | 5000 | 1.7 | 110.00 |  | 5.29 | 24.9 |"), std::string::npos) << md;
   EXPECT_NE(md.find("| D3 | eps_ls=0.0 | ε_ls=0.0 |"), std::string::npos) << md;
   EXPECT_NE(md.find("| base | 100.00 | 102.00 | 2.0% |"), std::string::npos) << md;
   EXPECT_NE(md.find("2.0% of the perplexity, is the spread"), std::string::npos) << md;
@@ -342,7 +466,7 @@ TEST(Table3Report, TableAndChartsCarryOursAndThePapers) {
   Table3Results partial = r;
   partial.results.erase("A4");
   EXPECT_NE(table3_report(partial, {}, {}, "")
-                .markdown.find("| A4 | h=32, d_k=d_v=16 | h=32, d_k=d_v=4 | 800 | 2.41M | not run |"),
+                .markdown.find("| A4 | h=32, d_k=d_v=16 | h=32, d_k=d_v=4 | 800 | 2.41M | not run | | | | | | "),
             std::string::npos);
 }
 
@@ -394,7 +518,7 @@ TEST(Table3Script, RunsKeepsResumesAndRefusesAnotherPlan) {
     return std::system(("cd " + dir.string() + " && " + command + " > " + log + " 2>&1").c_str());
   };
   auto slurp = [&](const std::string& name) { return t.slurp(name); };
-  const std::string script = t.script + " --rows base,A1 --second-seed base";
+  const std::string script = t.script + " --preset quick --rows base,A1 --second-seed base";
   ASSERT_EQ(sh(script + " --steps 3", "first.log"), 0) << slurp("first.log");
   const std::string report = slurp("study/report.md");
   EXPECT_EQ(report.find("M | not run |"), std::string::npos) << report;  // every run of the table measured
@@ -440,7 +564,7 @@ TEST(Table3Script, AStopSignalSavesACheckpointAndTheNextRunResumes) {
   ASSERT_FALSE(::testing::Test::HasFailure());
   const fs::path& dir = t.dir;
   auto slurp = [&](const std::string& name) { return t.slurp(name); };
-  const std::string script = t.script + " --rows base --steps 100";
+  const std::string script = t.script + " --preset quick --rows base --steps 100";
   // In the background, in a process group of its own, its status written when it ends.
   ASSERT_EQ(
       std::system(("cd " + dir.string() + " && (setsid " + script +
