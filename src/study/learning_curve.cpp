@@ -1,38 +1,42 @@
 #include "study/learning_curve.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace attn::study {
 namespace {
 
-// Linear between the two points either side of x (in x order); nullopt outside [first, last].
-std::optional<double> interpolate(const std::vector<CurvePoint>& c, double x, bool by_value) {
-  auto at = [&](const CurvePoint& p) { return by_value ? p.value : static_cast<double>(p.step); };
-  auto of = [&](const CurvePoint& p) { return by_value ? static_cast<double>(p.step) : p.value; };
+// Linear between the two points either side of `update`; nullopt outside [first, last].
+std::optional<double> interpolate(const std::vector<CurvePoint>& c, double update) {
   for (std::size_t i = 0; i < c.size(); ++i) {
-    if (at(c[i]) < x) continue;
-    if (at(c[i]) == x) return of(c[i]);
+    const double at = static_cast<double>(c[i].step);
+    if (at < update) continue;
+    if (at == update) return c[i].value;
     if (i == 0) return std::nullopt;
-    const double x0 = at(c[i - 1]), x1 = at(c[i]);
-    return of(c[i - 1]) + (of(c[i]) - of(c[i - 1])) * (x - x0) / (x1 - x0);
+    const double before = static_cast<double>(c[i - 1].step);
+    return c[i - 1].value + (c[i].value - c[i - 1].value) * (update - before) / (at - before);
   }
   return std::nullopt;
 }
 
 }  // namespace
 
-std::optional<double> update_at_time(const std::vector<CurvePoint>& elapsed, double seconds) {
-  if (seconds <= 0) return 0.0;
-  std::vector<CurvePoint> from_start;
-  from_start.reserve(elapsed.size() + 1);
-  from_start.push_back({0, 0.0});
-  for (const auto& p : elapsed)
-    if (p.value > from_start.back().value) from_start.push_back(p);  // time only moves on
-  return interpolate(from_start, seconds, true);
+double steady_seconds_per_update(const std::vector<CurvePoint>& elapsed) {
+  std::vector<double> paces;
+  CurvePoint previous{0, 0.0};
+  for (const auto& p : elapsed) {
+    if (p.step > previous.step && p.value >= previous.value)
+      paces.push_back((p.value - previous.value) / static_cast<double>(p.step - previous.step));
+    previous = p;
+  }
+  if (paces.empty()) return 0;
+  if (paces.size() > 1) paces.erase(paces.begin());  // the start-up
+  std::sort(paces.begin(), paces.end());
+  return paces[static_cast<std::size_t>(0.2 * static_cast<double>(paces.size() - 1))];
 }
 
 std::optional<double> value_at_update(const std::vector<CurvePoint>& curve, double update) {
-  return interpolate(curve, update, false);
+  return interpolate(curve, update);
 }
 
 std::optional<double> last_quarter_change(const std::vector<CurvePoint>& dev_cross_entropy, std::int64_t updates) {

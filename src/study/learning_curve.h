@@ -1,7 +1,8 @@
 #pragma once
-// Readings of a training run's log that compare runs fairly when they differ in speed: where a run's
-// dev loss stood at a given update, the update it had reached at a given training time, and how much
-// its dev perplexity still moved over its last quarter (has it learnt what it will learn?).
+// Readings of a training run's log that compare runs fairly when they differ in speed: its pace
+// (seconds per update, so the update it reaches at a given training time), where its dev loss stood
+// at a given update, and how much its dev perplexity still moved over its last quarter (has it
+// learnt what it will learn?).
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -15,9 +16,11 @@ struct CurvePoint {
   double value = 0;
 };
 
-// The update reached `seconds` into training: linear between the records either side, from (0, 0s)
-// before the first. nullopt when the log ends before `seconds` (the run trained for less time).
-std::optional<double> update_at_time(const std::vector<CurvePoint>& elapsed, double seconds);
+// The run's pace on a quiet machine, in training seconds per update: the 20th percentile over the
+// log's intervals (consecutive records), the first (from the start, with its start-up) left out when
+// there are others. A run slowed for a while by other work on the machine keeps its own pace, so
+// runs compare at equal time even when they did not have the machine to themselves. 0 for an empty log.
+double steady_seconds_per_update(const std::vector<CurvePoint>& elapsed);
 
 // The value at `update`, linear between the points either side (cross-entropy: the perplexity
 // log-linear); exact at a point. nullopt before the first point or after the last.

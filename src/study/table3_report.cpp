@@ -57,11 +57,14 @@ std::optional<double> bleu(const Table3Results& r, const std::string& name) {
   return it->second.dev_bleu;
 }
 
+// Base's training time at its steady pace.
+double base_seconds(const RunResult& base) { return base.seconds_per_update * base.steps; }
+
 // The equal-time perplexity of every finished run, against base's (seed 1) training time.
 std::optional<double> equal_time_ppl(const Table3Results& r, const std::string& name) {
   auto it = r.results.find(name), base = r.results.find("base");
   if (it == r.results.end() || base == r.results.end()) return std::nullopt;
-  const auto reading = equal_time_reading(it->second, base->second.training_seconds);
+  const auto reading = equal_time_reading(it->second, base_seconds(base->second));
   if (!reading) return std::nullopt;
   return reading->dev_ppl;
 }
@@ -123,7 +126,7 @@ std::optional<RunResult> read_run_result(const fs::path& study, const SweepPlan&
   out.tokens_per_second = r.tokens_per_second;
   out.steps = static_cast<int>(r.updates);
   out.training_seconds = r.elapsed.empty() ? 0 : r.elapsed.back().value;
-  out.elapsed = r.elapsed;
+  out.seconds_per_update = steady_seconds_per_update(r.elapsed);
   out.dev_curve = r.dev_curve;
   return out;
 }
@@ -134,16 +137,15 @@ std::optional<double> last_quarter_change(const RunResult& run) {
 
 std::optional<EqualTimeReading> equal_time_reading(const RunResult& run, double base_seconds) {
   EqualTimeReading out;
-  if (run.training_seconds <= 1.02 * base_seconds) {
+  if (run.seconds_per_update * run.steps <= 1.02 * base_seconds) {
     out.update = run.steps;
     out.dev_ppl = run.dev_ppl;
     return out;
   }
-  const auto update = update_at_time(run.elapsed, base_seconds);
-  if (!update) return std::nullopt;
-  const auto ce = value_at_update(run.dev_curve, *update);
+  const double update = base_seconds / run.seconds_per_update;
+  const auto ce = value_at_update(run.dev_curve, update);
   if (!ce) return std::nullopt;
-  out.update = *update;
+  out.update = update;
   out.dev_ppl = std::exp(*ce);
   out.read_earlier = true;
   return out;
@@ -207,9 +209,11 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
         "vocabulary on newstest2013 (English-German): compare "
         "directions, not values. Empty cells: as base. Parameters include the shared embedding.\n\n"
      << "*Last quarter*: how much the dev perplexity still moved over the run's last quarter of updates "
-        "(from its validations). *At base's time*: the dev perplexity at the training time base took, for a run slower "
-        "than base read from its learning curve at the update it had reached then (in brackets); a faster run keeps "
-        "its value at its last update, an upper bound.\n\n"
+        "(from its validations). *At base's time*: the dev perplexity at the training time base takes, each run at its "
+        "steady pace (the 20th percentile of its log's seconds per update, so that a run slowed for a while by other "
+        "work keeps its own pace); a run slower than base is read from its learning curve at the update it reaches "
+        "in that time (in brackets); a faster run keeps its value at its last update, an upper bound. *Minutes*: the "
+        "training time as it was.\n\n"
      << "| run | the paper's change | ours | steps | params | dev PPL | last quarter | dev BLEU | tokens/s | minutes | "
         "at base's time | paper: params | PPL | BLEU "
         "|\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
@@ -228,8 +232,7 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
          << format_fixed(x.dev_bleu, 2) << " | " << format_fixed(x.tokens_per_second, 0) << " | "
          << format_fixed(x.training_seconds / 60, 1) << " | ";
       auto base_it = r.results.find("base");
-      const auto eq =
-          base_it == r.results.end() ? std::nullopt : equal_time_reading(x, base_it->second.training_seconds);
+      const auto eq = base_it == r.results.end() ? std::nullopt : equal_time_reading(x, base_seconds(base_it->second));
       if (eq)
         md << format_fixed(eq->dev_ppl, 2)
            << (eq->read_earlier ? " (" + std::to_string(static_cast<long>(std::lround(eq->update))) + ")" : "");

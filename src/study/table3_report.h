@@ -22,7 +22,7 @@ struct RunResult {
   double tokens_per_second = 0;       // median of the training log's records (target tokens)
   int steps = 0;                      // the updates it trained
   double training_seconds = 0;        // the training log's time at its last update
-  std::vector<CurvePoint> elapsed;    // update -> training seconds, from the log
+  double seconds_per_update = 0;      // its steady pace (learning_curve.h: a quiet machine's)
   std::vector<CurvePoint> dev_curve;  // update -> dev cross-entropy, the log's validations
 };
 
@@ -30,11 +30,12 @@ struct RunResult {
 // nullopt without validations at 3/4 and at the end.
 std::optional<double> last_quarter_change(const RunResult& run);
 
-// The run at the training time base took for its updates (`base_seconds`), the paper's other fair
-// reading on a CPU. A run slower than base (more than 2% more time) is read from its learning curve
-// at the update it had reached then (`read_earlier`); a run as fast or faster keeps its value at its
-// last update: at equal time it would have trained longer, so its value is an upper bound. nullopt
-// when the curve does not reach back to that update.
+// The run at the training time base takes for its updates (`base_seconds`: its steps times its
+// steady pace), the paper's other fair reading on a CPU. A run slower than base (its steps at its
+// steady pace take more than 2% longer) is read from its learning curve at the update its pace
+// reaches in base's time (`read_earlier`); a run as fast or faster keeps its value at its last
+// update: at equal time it would have trained longer, so its value is an upper bound. nullopt when
+// the curve does not reach back to that update.
 struct EqualTimeReading {
   double update = 0, dev_ppl = 0;
   bool read_earlier = false;

@@ -8,17 +8,22 @@
 namespace attn::study {
 namespace {
 
-// Records at updates 50, 100, 150 after 10, 30 and 40 seconds of training.
-const std::vector<CurvePoint> kElapsed = {{50, 10.0}, {100, 30.0}, {150, 40.0}};
-
-TEST(LearningCurve, UpdateReachedAtAGivenTime) {
-  EXPECT_DOUBLE_EQ(*update_at_time(kElapsed, 10.0), 50);   // at a record
-  EXPECT_DOUBLE_EQ(*update_at_time(kElapsed, 20.0), 75);   // halfway from 10 s to 30 s: halfway from 50 to 100
-  EXPECT_DOUBLE_EQ(*update_at_time(kElapsed, 35.0), 125);  // 5 of the 10 s from 100 to 150
-  EXPECT_DOUBLE_EQ(*update_at_time(kElapsed, 5.0), 25);    // before the first record: from (0, 0 s)
-  EXPECT_DOUBLE_EQ(*update_at_time(kElapsed, 0.0), 0);
-  EXPECT_FALSE(update_at_time(kElapsed, 40.5).has_value());  // the run trained for 40 s only
-  EXPECT_FALSE(update_at_time({}, 1.0).has_value());
+// The pace of a run: records every 100 updates; the machine was busy between 300 and 500 (twice the
+// time per update).
+TEST(LearningCurve, SteadyPaceLeavesOutStartUpAndBusySpells) {
+  const std::vector<CurvePoint> elapsed = {{100, 30.0},  {200, 40.0},   {300, 50.0},  {400, 70.0},
+                                           {500, 90.0},  {600, 100.0},  {700, 110.5}, {800, 120.5},
+                                           {900, 131.0}, {1000, 141.0}, {1100, 151.0}};
+  // Intervals after the start-up (30 s for the first 100: loading): 0.1 0.1 0.2 0.2 0.1 0.105 0.1
+  // 0.105 0.1 0.1 seconds per update; sorted, the 20th percentile of ten is the second: 0.1.
+  EXPECT_DOUBLE_EQ(steady_seconds_per_update(elapsed), 0.1);
+  // So the update it reaches in 60 s of steady training is 600, not the 340 of the log's clock.
+  EXPECT_DOUBLE_EQ(60 / steady_seconds_per_update(elapsed), 600);
+  // One record: its own pace, start-up and all. None: 0.
+  EXPECT_DOUBLE_EQ(steady_seconds_per_update({{50, 10.0}}), 0.2);
+  EXPECT_DOUBLE_EQ(steady_seconds_per_update({}), 0);
+  // A resumed log that repeats an update after its checkpoint: the repeated interval is left out.
+  EXPECT_DOUBLE_EQ(steady_seconds_per_update({{100, 50.0}, {200, 60.0}, {300, 70.0}, {200, 75.0}, {300, 85.0}}), 0.1);
 }
 
 TEST(LearningCurve, ValueAtAnUpdateIsLinearBetweenValidations) {

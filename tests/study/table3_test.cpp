@@ -303,10 +303,9 @@ TEST(Table3Report, ReadsWhatARunMeasured) {
   EXPECT_EQ(r->steps, 1600);
   // The learning curves, as the log has them: 1600 updates in 400 s, dev cross-entropy falling.
   EXPECT_DOUBLE_EQ(r->training_seconds, 400);
-  ASSERT_EQ(r->elapsed.size(), 4u);
-  EXPECT_EQ(r->elapsed[2].step, 1200);
-  EXPECT_DOUBLE_EQ(r->elapsed[2].value, 300);
+  EXPECT_DOUBLE_EQ(r->seconds_per_update, 0.25);
   ASSERT_EQ(r->dev_curve.size(), 4u);
+  EXPECT_EQ(r->dev_curve[2].step, 1200);
   EXPECT_DOUBLE_EQ(r->dev_curve[1].value, std::log(150.0) + 0.5);
   // ppl at 1200 = 150 e^(1/3), at 1600 = 150 e^(1/4): the last quarter moved by 1 - e^(-1/12).
   EXPECT_NEAR(*last_quarter_change(*r), 1 - std::exp(-1.0 / 12), 1e-12);
@@ -337,7 +336,8 @@ Table3Results hand_results() {
     x.dev_bleu = bleu.at(name);
     x.tokens_per_second = 5000;
     x.steps = 800;
-    x.training_seconds = 100;  // all as fast as base: at its time, each keeps its last value
+    x.training_seconds = 100;
+    x.seconds_per_update = 0.125;  // all as fast as base: at its time, each keeps its last value
     r.results[name] = x;
   }
   return r;
@@ -371,14 +371,14 @@ TEST(Table3Report, TrendVerdictsWeighDifferencesAgainstTheSeedSpread) {
   EXPECT_EQ(by_claim.at("deeper is better (C: N=2 against base's 6)").ppl.verdict, "not run");
 }
 
-// The equal-time reading by hand: base trains its 800 updates in 100 s; A1 takes 200 s, logging every
-// 200 updates (50 s each), and validates at 400 (ppl 150) and 800 (110).
+// The equal-time reading by hand: base trains its 800 updates in 100 s; A1 at a steady 0.25 s per
+// update takes 200 s, and validates at 400 (ppl 150) and 800 (110).
 TEST(Table3Report, EqualTimeReadsASlowerRunAtBasesTime) {
   RunResult a1;
   a1.steps = 800;
   a1.dev_ppl = 110;
-  a1.training_seconds = 200;
-  a1.elapsed = {{200, 50}, {400, 100}, {600, 150}, {800, 200}};
+  a1.training_seconds = 260;  // as it was, slowed by other work: the reading uses the pace
+  a1.seconds_per_update = 0.25;
   a1.dev_curve = {{400, std::log(150.0)}, {800, std::log(110.0)}};
   const auto at_100 = equal_time_reading(a1, 100);
   ASSERT_TRUE(at_100.has_value());
@@ -403,14 +403,14 @@ TEST(Table3Report, EqualTimeReadsASlowerRunAtBasesTime) {
   RunResult base;
   base.steps = 800;
   base.dev_ppl = 100;
-  base.training_seconds = 100;
+  base.seconds_per_update = 0.125;
   r.results["base"] = base;
   r.results["A1"] = a1;
   const auto verdicts = trend_verdicts(r);
   EXPECT_EQ(verdicts.front().equal_time.evidence, "h=1 150.00 vs h=8 100.00 (+50.0%)");
   EXPECT_EQ(verdicts.front().ppl.evidence, "h=1 110.00 vs h=8 100.00 (+10.0%)");
   const std::string md = table3_report(r, {}, {}, "").markdown;
-  EXPECT_NE(md.find("| 3.3 | 150.00 (400) |"), std::string::npos) << md;  // A1: 200 s, read at update 400
+  EXPECT_NE(md.find("| 4.3 | 150.00 (400) |"), std::string::npos) << md;  // A1: 260 s, read at update 400
 }
 
 // The report says whether base has learnt: BLEU at least 25, perplexity settled within 3% over the
