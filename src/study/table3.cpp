@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "core/error.h"
 
@@ -111,6 +112,18 @@ const Table3Preset& table3_preset(const std::string& name) {
   throw Error("Table 3 has no preset '" + name + "' (presets: " + known + ")");
 }
 
+std::string table3_preset_lines(const Table3Preset& p) {
+  std::ostringstream out;
+  const Table3Training& t = p.training;
+  out << "vocab_size\t" << p.vocab_size << "\nwidth_divisor\t" << p.width_divisor << "\nlayer_divisor\t"
+      << p.layer_divisor << "\nsteps\t" << t.steps << "\nbatch_tokens\t" << t.batch_tokens << "\nwarmup_steps\t"
+      << t.warmup_steps << "\nlr_scale\t" << t.lr_scale << "\nlr_decay\t" << t.lr_decay << "\nbleu_verses\t"
+      << t.bleu_verses << "\nbleu_pick\t" << t.bleu_pick << "\nvalidations\t" << t.validations << "\nsecond_seed\t";
+  for (std::size_t i = 0; i < p.second_seed.size(); ++i) out << (i ? "," : "") << p.second_seed[i];
+  out << "\n";
+  return out.str();
+}
+
 const Table3Row& table3_row(const std::string& id) {
   static const std::vector<Table3Row> rows = table3_rows();
   for (const auto& r : rows)
@@ -161,6 +174,8 @@ std::vector<Table3Run> table3_plan(const std::vector<std::string>& ids, const st
                 ") so that the last is at the last update, got " + std::to_string(training.validations));
   if (training.bleu_pick != "first" && training.bleu_pick != "spread")
     throw Error("Table 3: the BLEU verses are picked \"first\" or \"spread\", not \"" + training.bleu_pick + "\"");
+  if (training.lr_decay != "inverse_sqrt" && training.lr_decay != "linear")
+    throw Error("Table 3: the learning rate decays \"inverse_sqrt\" or \"linear\", not \"" + training.lr_decay + "\"");
   std::vector<const Table3Row*> rows;
   if (ids.empty()) {
     for (const auto& r : table3_rows())
@@ -202,6 +217,7 @@ nlohmann::ordered_json table3_sweep(const std::vector<Table3Run>& plan, const Ta
   base["batch_tokens"] = training.batch_tokens;
   base["warmup_steps"] = training.warmup_steps;
   base["lr_scale"] = training.lr_scale;
+  if (training.lr_decay != "inverse_sqrt") base["lr_decay"] = training.lr_decay;
   // `validations` evenly spaced, the last at the last update (the rows' updates are multiples of
   // base's; big, 3x as long, validates 3x as often).
   base["valid_every"] = std::max(1, training.steps / training.validations);

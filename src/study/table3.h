@@ -48,15 +48,16 @@ ModelConfig scaled(const ModelConfig& paper, const Table3Scale& scale);
 
 // The training every run shares: the same number of updates for every row, as the paper did.
 struct Table3Training {
-  int steps = 800;                  // updates per row (the paper: 100K; big 300K, scaled alike)
-  int batch_tokens = 1024;          // source and target tokens per batch (the paper: ~25000)
-  int warmup_steps = 200;           // the paper's schedule, warmup shortened with the run
-  double lr_scale = 0.5;            // on the paper's d_model^-0.5 rate
-  int bleu_verses = 400;            // dev verses translated for BLEU (0: all of them)
-  std::string bleu_pick = "first";  // which: "first" or "spread" (evenly over the file; study/sweep.h)
-  int validations = 1;              // dev-loss validations per run, evenly spaced, the last at the last update:
-                                    // the learning curves that the convergence check and the equal-time
-                                    // reading use
+  int steps = 800;                        // updates per row (the paper: 100K; big 300K, scaled alike)
+  int batch_tokens = 1024;                // source and target tokens per batch (the paper: ~25000)
+  int warmup_steps = 200;                 // the paper's schedule, warmup shortened with the run
+  double lr_scale = 0.5;                  // on the paper's d_model^-0.5 rate
+  std::string lr_decay = "inverse_sqrt";  // after the warmup: the paper's, or "linear" down to 0 at the last update
+  int bleu_verses = 400;                  // dev verses translated for BLEU (0: all of them)
+  std::string bleu_pick = "first";        // which: "first" or "spread" (evenly over the file; study/sweep.h)
+  int validations = 1;                    // dev-loss validations per run, evenly spaced, the last at the last update:
+                                          // the learning curves that the convergence check and the equal-time
+                                          // reading use
 };
 
 // A named scale of the study (`scripts/table3 --preset NAME`): the vocabulary size, the training, the
@@ -64,6 +65,7 @@ struct Table3Training {
 struct Table3Preset {
   std::string name, description;
   int vocab_size = 0;
+  int width_divisor = 4, layer_divisor = 2;  // Table3Scale's
   Table3Training training;
   std::vector<std::string> second_seed;
 };
@@ -71,6 +73,8 @@ struct Table3Preset {
 // updates, the first study: how fast each row starts to learn).
 const std::vector<Table3Preset>& table3_presets();
 const Table3Preset& table3_preset(const std::string& name);  // throws Error naming the presets
+// Its settings, one "key<TAB>value" a line (`attn table3 preset NAME`; scripts/table3 reads vocab_size).
+std::string table3_preset_lines(const Table3Preset& p);
 
 // One run of the plan: a row with a seed, named "<id>" for seed 1, "<id>-seed<k>" in the report; its
 // folder is the sweep's, runs/<id>.seed<k>.

@@ -343,6 +343,7 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
      << "Each run trains for the same number of updates (" << training.steps << ", batches of " << training.batch_tokens
      << " source and " << training.batch_tokens << " target tokens, the paper's learning rate times "
      << format_fixed(training.lr_scale, 2) << " with warmup " << training.warmup_steps
+     << (training.lr_decay == "linear" ? ", then down in a straight line to 0 at the last update" : "")
      << ", fp32) from its seed, validating " << training.validations
      << (training.validations == 1 ? " time" : " times, evenly spaced")
      << "; its last model is scored on every dev verse (perplexity by forced decoding, "

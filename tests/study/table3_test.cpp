@@ -21,6 +21,7 @@
 #include "study/sweep.h"
 #include "study/table3.h"
 #include "study/table3_report.h"
+#include "study/table3_study.h"
 #include "train/checkpoint.h"
 
 namespace attn::study {
@@ -263,6 +264,48 @@ TEST(Table3, TheLearntPresetValidatesAlongTheWay) {
   odd.validations = 7;
   EXPECT_NE(message_of([&] { table3_plan({"base"}, {}, {}, odd); }).find("validations must divide the steps (3200)"),
             std::string::npos);
+}
+
+// plan.json both ways; a study planned before the learning curves existed reads as it ran (the first
+// verses, one validation, the paper's decay); a file that is not a plan is refused naming it; a
+// second plan with other settings is refused, the first kept.
+TEST(Table3Study, SettingsRoundTripOldPlansReadAsTheyRanOthersRefused) {
+  const fs::path dir = fresh_dir("settings");
+  Table3Settings s;
+  s.rows = {"base", "A1"};
+  s.second_seed = {"base"};
+  s.scale.vocab_size = 4000;
+  s.scale.width_divisor = 2;
+  s.training = table3_preset("learnt").training;
+  s.training.lr_decay = "linear";
+  write(dir / "a" / "plan.json", table3_settings_json(s).dump());
+  const Table3Settings back = read_table3_settings(dir / "a" / "plan.json");
+  EXPECT_EQ(back.rows, s.rows);
+  EXPECT_EQ(back.second_seed, s.second_seed);
+  EXPECT_EQ(back.scale.width_divisor, 2);
+  EXPECT_EQ(back.training.validations, 8);
+  EXPECT_EQ(back.training.bleu_pick, "spread");
+  EXPECT_EQ(back.training.lr_decay, "linear");
+  write(dir / "old.json", R"({"rows": [], "second_seed": ["base", "E1"], "width_divisor": 4, "layer_divisor": 2,
+      "vocab_size": 8000, "steps": 800, "batch_tokens": 1024, "warmup_steps": 200, "lr_scale": 0.5, "bleu_verses": 400})");
+  const Table3Settings old = read_table3_settings(dir / "old.json");
+  EXPECT_EQ(old.training.bleu_pick, "first");
+  EXPECT_EQ(old.training.validations, 1);
+  EXPECT_EQ(old.training.lr_decay, "inverse_sqrt");
+  write(dir / "bad.json", R"({"rows": "base"})");
+  EXPECT_NE(message_of([&] { read_table3_settings(dir / "bad.json"); }).find("bad.json: not a Table 3 plan"),
+            std::string::npos);
+
+  const fs::path sweep = plan_table3_study(dir / "b", s);
+  EXPECT_EQ(sweep, dir / "b" / "table3-sweep.json");
+  EXPECT_TRUE(fs::exists(sweep));
+  EXPECT_EQ(plan_table3_study(dir / "b", s), sweep);  // the same settings again: going on
+  Table3Settings other = s;
+  other.training.steps = 6400;
+  EXPECT_NE(message_of([&] { plan_table3_study(dir / "b", other); }).find("planned with other settings"),
+            std::string::npos);
+  EXPECT_EQ(read_table3_settings(dir / "b" / "plan.json").training.steps, s.training.steps);
+  fs::remove_all(dir);
 }
 
 // A finished run's folder as scripts/sweep leaves it: the training log, attn score's table (two

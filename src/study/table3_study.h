@@ -1,0 +1,40 @@
+#pragma once
+// A Table 3 study's folder: its settings (plan.json, kept from the first plan: a study goes on only
+// with the settings it started with), the sweep file scripts/sweep runs, and the report written
+// from the runs finished so far. What `attn table3 plan|report` do, without the command line.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "study/table3.h"
+
+namespace attn::study {
+
+// Everything that makes a study's runs comparable: the rows, the second seeds, the scale and the
+// training (not the thread count: a study may go on with another).
+struct Table3Settings {
+  std::vector<std::string> rows;  // empty: every row but big
+  std::vector<std::string> second_seed;
+  Table3Scale scale;
+  Table3Training training;
+};
+
+// plan.json's form of the settings, and back. Reading throws Error naming the file; keys added
+// since the first studies (bleu_pick, validations, lr_decay) default to what those studies did.
+nlohmann::json table3_settings_json(const Table3Settings& s);
+Table3Settings read_table3_settings(const std::filesystem::path& plan_json);
+
+// Writes RUN/plan.json (or, when it exists, refuses settings other than its own, naming both) and
+// the study as a sweep file, RUN/table3-sweep.json, whose path it returns.
+std::filesystem::path plan_table3_study(const std::filesystem::path& run, const Table3Settings& s);
+
+// Reads RUN/plan.json and the runs finished so far, and writes RUN/report.md with its charts
+// (group-<G>.svg and .png). `setup` is Markdown placed after the title.
+struct Table3ReportCounts {
+  std::size_t finished = 0, planned = 0, charts = 0;
+};
+Table3ReportCounts write_table3_report(const std::filesystem::path& run, const std::string& setup);
+
+}  // namespace attn::study
