@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "decode/forced_pairs.h"
 #include "decode/model_directory.h"
 
 namespace attn::cli {

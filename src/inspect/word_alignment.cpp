@@ -113,6 +113,20 @@ Alignment align_record(const AttentionRecord& record, const AlignmentOptions& op
   return hard_links(word_attention(cross, record.source_pieces, record.target_pieces), options.threshold);
 }
 
+std::vector<Alignment> align_records(const std::vector<AttentionRecord>& records, const std::string& origin,
+                                     const AlignmentOptions& options) {
+  std::vector<Alignment> alignments;
+  alignments.reserve(records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    try {
+      alignments.push_back(align_record(records[i], options));
+    } catch (const Error& e) {
+      throw_at(origin, i + 1, e.what());
+    }
+  }
+  return alignments;
+}
+
 Alignment diagonal_alignment(int source_words, int target_words) {
   Alignment links;
   if (source_words <= 0 || target_words <= 0) return links;

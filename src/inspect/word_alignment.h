@@ -55,6 +55,11 @@ Alignment hard_links(const WordAttention& attention, double threshold);
 // cross_attention + word_attention + hard_links, with the options' defaults resolved.
 Alignment align_record(const AttentionRecord& record, const AlignmentOptions& options);
 
+// align_record of every record; an error names `origin` and the record's place there
+// ("origin:3" for the third record).
+std::vector<Alignment> align_records(const std::vector<AttentionRecord>& records, const std::string& origin,
+                                     const AlignmentOptions& options);
+
 // Target word j of T linked to source word round((j + 0.5)·S/T − 0.5) (halves rounded away from
 // zero), clamped to [0, S−1]; none if S or T is 0. The alignment that assumes both sides run at an
 // even pace: word centres matched proportionally.
