@@ -1,82 +1,19 @@
 // `attn serve`: the HTTP service (docs/serve.md). SIGTERM or SIGINT: stop accepting, answer what
-// is in flight, exit 0.
-#include <pthread.h>
-#include <signal.h>
-
-#include <atomic>
-#include <cerrno>
-#include <chrono>
-#include <ctime>
-#include <fstream>
+// is in flight, exit 0. The options are assembled by serve/serve_arguments.h; the stopping is
+// serve/stop_signals.h's.
 #include <iostream>
-#include <thread>
 
 #include "cli/commands.h"
-#include "decode/shortlist.h"
-#include "core/text_file.h"
-#include "core/error.h"
 #include "serve/http_server.h"
+#include "serve/serve_arguments.h"
 #include "serve/service.h"
+#include "serve/stop_signals.h"
 
 namespace attn::cli {
 namespace {
 
-struct ServeArguments {
-  serve::ServeOptions options;
-  std::vector<std::string> models;
-  std::string precision;
-  std::string api_key, api_key_file;
-  std::vector<std::string> shortlists;  // "SRC-TGT=FILE"
-  int shortlist_k = kDefaultShortlistK;
-};
-
-std::vector<std::string> read_keys(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw_in(file, "cannot open");
-  std::vector<std::string> keys;
-  std::string line;
-  while (read_line(in, line)) {
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    if (!line.empty() && line[0] != '#') keys.push_back(line);
-  }
-  if (keys.empty()) throw_in(file, "holds no API key (one key per line)");
-  return keys;
-}
-
-void run(ServeArguments& args) {
-  serve::ServeOptions& o = args.options;
-  for (const std::string& m : args.models) {
-    o.models.push_back(serve::parse_model_spec(m));
-    serve::resolve_languages(o.models.back());
-    o.models.back().precision = args.precision;
-  }
-  for (const std::string& given : args.shortlists) {
-    const auto equals = given.find('=');
-    if (equals == std::string::npos || equals == 0 || equals + 1 == given.size())
-      throw Error("--shortlist " + given + ": give SRC-TGT=FILE (e.g. en-es=runs/en-es/shortlist.txt)");
-    const std::string id = given.substr(0, equals);
-    std::string served;
-    bool found = false;
-    for (auto& m : o.models) {
-      served += (served.empty() ? "" : ", ") + m.id();
-      if (m.id() == id) m.shortlist = given.substr(equals + 1), found = true;
-    }
-    if (!found) throw Error("--shortlist " + given + ": no model " + id + " is served (served: " + served + ")");
-  }
-  for (auto& m : o.models) m.shortlist_k = args.shortlist_k;
-  if (!args.api_key.empty()) o.api_keys.push_back(args.api_key);
-  if (!args.api_key_file.empty())
-    for (auto& k : read_keys(args.api_key_file)) o.api_keys.push_back(k);
-  if (!o.page_file.empty() && !std::ifstream(o.page_file)) throw_in(o.page_file, "cannot open");
-
-  // Signals go to one thread that waits for them; every other thread (the worker, httplib's)
-  // inherits the mask and never sees them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-
+void run(const serve::ServeOptions& o) {
+  serve::StopSignals signals;  // before the service and the server start their threads
   serve::Service service(o);
   serve::HttpServer http(service);
   const int port = http.bind(o.host, o.port);
@@ -84,52 +21,14 @@ void run(ServeArguments& args) {
   std::cerr << "attn serve: " << o.models.size() << " model(s)";
   for (const auto& m : o.models) std::cerr << " " << m.id() << " (" << m.dir.string() << ")";
   std::cerr << "; open http://" << o.host << ":" << port << "/ in a browser" << std::endl;
-
-  std::atomic<bool> served{false}, signalled{false};
-  std::thread waiter([&] {
-    int signal = 0;
-    sigwait(&stop_signals, &signal);
-    signalled = true;
-    if (served) return;  // woken by serve() returning on its own (below)
-    std::cerr << "attn serve: " << (signal == SIGTERM ? "SIGTERM" : "SIGINT")
-              << ": no new connections; answering the requests in flight" << std::endl;
-    service.begin_draining();
-    if (o.drain_seconds > 0) {
-      std::cerr << "attn serve: /health says \"draining\" for " << o.drain_seconds
-                << " s before the port closes (a second signal closes it now)" << std::endl;
-      const auto whole = static_cast<time_t>(o.drain_seconds);
-      const timespec wait{whole, static_cast<long>((o.drain_seconds - static_cast<double>(whole)) * 1e9)};
-      while (!served && sigtimedwait(&stop_signals, nullptr, &wait) < 0 && errno == EINTR) {
-      }
-    }
-    // stop() before serve() has started listening is lost: repeat until serve() returned.
-    while (!served) {
-      http.stop();
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  });
-  try {
-    http.serve();  // returns after stop(), once the requests in flight are answered
-  } catch (...) {
-    served = true;
-    pthread_kill(waiter.native_handle(), SIGTERM);
-    waiter.join();
-    throw;
-  }
-  served = true;
-  const bool stopped_by_signal = signalled;
-  if (!stopped_by_signal) pthread_kill(waiter.native_handle(), SIGTERM);  // wake the waiter: nobody else will
-  waiter.join();
-  service.drain();
-  if (!stopped_by_signal)
-    throw Error("the HTTP server stopped listening on its own (" + o.host + ":" + std::to_string(port) + ")");
+  signals.serve(service, http, o.drain_seconds, o.host, port, std::cerr);
   std::cerr << "attn serve: stopped" << std::endl;
 }
 
 }  // namespace
 
 void add_serve_command(CLI::App& app) {
-  auto args = std::make_shared<ServeArguments>();
+  auto args = std::make_shared<serve::ServeArguments>();
   serve::ServeOptions& o = args->options;
   CLI::App* sub =
       app.add_subcommand("serve", "HTTP translation service: LibreTranslate's API, attn's /v1 API, a web page");
@@ -191,7 +90,7 @@ void add_serve_command(CLI::App& app) {
       ->check(finite_in(0, 3600));
   sub->add_option("--page", o.page_file,
                   "serve this HTML file at / instead of the built-in page (to work on the page)");
-  sub->callback([args] { run(*args); });
+  sub->callback([args] { run(serve::serve_options(*args)); });
 }
 
 }  // namespace attn::cli

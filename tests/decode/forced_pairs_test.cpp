@@ -10,6 +10,7 @@
 #include "common/temp_dir.h"
 #include "core/error.h"
 #include "data/data_test_support.h"
+#include "decode/random_tiny_model.h"
 
 namespace attn {
 namespace {
@@ -19,15 +20,7 @@ class ForcedPairsTest : public ::testing::Test {
   // A random tiny model over a small vocabulary; max_positions 8 leaves 7 tokens for a sentence.
   static void SetUpTestSuite() {
     dir_ = new std::filesystem::path(testing::fresh_temp_dir("forced_pairs"));
-    loaded_ = new LoadedModel;
-    loaded_->vocabulary =
-        std::make_unique<data::Vocabulary>(data::Vocabulary::load(testing::train_fixture_vocabulary(*dir_, 400)));
-    ModelConfig config = ModelConfig::preset("tiny");
-    config.dropout = 0;
-    config.vocab_size = loaded_->vocabulary->size();
-    config.max_positions = 8;
-    loaded_->model = std::make_unique<Transformer>(config);
-    loaded_->model->initialize(5);
+    loaded_ = new LoadedModel(testing::random_tiny_model(*dir_, 8, 5));
   }
   static void TearDownTestSuite() {
     delete loaded_;
