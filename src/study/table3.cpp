@@ -84,14 +84,17 @@ const std::vector<Table3Preset>& table3_presets() {
     learnt.name = "learnt";
     learnt.description = "base learns to translate and its dev perplexity settles (docs/table3.md: the scale, and why)";
     learnt.vocab_size = 4000;
+    learnt.width_divisor = 2;
+    learnt.layer_divisor = 2;
     learnt.second_seed = {"base", "A4", "E1"};
-    learnt.training.steps = 3200;
+    learnt.training.steps = 10000;
     learnt.training.batch_tokens = 1024;
     learnt.training.warmup_steps = 800;
-    learnt.training.lr_scale = 1.0;
+    learnt.training.lr_scale = 0.5;
+    learnt.training.lr_decay = "linear";
     learnt.training.bleu_verses = 400;
     learnt.training.bleu_pick = "spread";
-    learnt.training.validations = 8;
+    learnt.training.validations = 10;
     // The first study: 800 updates, under half an epoch; how fast each row starts to learn.
     Table3Preset& quick = out[1];
     quick.name = "quick";

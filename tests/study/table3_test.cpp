@@ -245,24 +245,27 @@ TEST(Table3, TheStudyIsASweepOfItsRows) {
   fs::remove_all(dir);
 }
 
-// The default scale: eight validations per run, the last at its last update (base 3200 updates: every
-// 400), BLEU on verses spread over the dev set; an unknown preset or validations that do not divide
-// the updates refused.
+// The default scale: ten validations per run, the last at its last update (base 10000 updates: every
+// 1000; big, 3x as long, every 1000 too), BLEU on verses spread over the dev set, widths halved; an
+// unknown preset or validations that do not divide the updates refused.
 TEST(Table3, TheLearntPresetValidatesAlongTheWay) {
   const Table3Preset& p = table3_preset("learnt");
   EXPECT_EQ(p.vocab_size, 4000);
-  const auto plan = table3_plan({"base", "big"}, {}, {}, p.training);
+  const auto plan = table3_plan({"base", "big"}, {}, {p.width_divisor, p.layer_divisor, 4000}, p.training);
+  EXPECT_EQ(plan.at(0).model.d_model, 256);  // the paper's 512 halved
+  EXPECT_EQ(plan.at(0).model.encoder_layers, 3);
   const SweepPlan sweep = parse_sweep(table3_sweep(plan, p.training, 4000), "table3-sweep.json");
   EXPECT_EQ(sweep.scoring.dev_pick, "spread");
   for (const auto& run : sweep.runs) {
-    EXPECT_EQ(run.options.at("valid_every"), p.training.steps / 8) << run.name;
+    EXPECT_EQ(run.options.at("valid_every"), 1000) << run.name;
+    EXPECT_EQ(run.options.at("lr_decay"), "linear") << run.name;
     EXPECT_EQ(run.options.at("max_steps").get<int>() % run.options.at("valid_every").get<int>(), 0) << run.name;
   }
   EXPECT_NE(message_of([] { table3_preset("slow"); }).find("no preset 'slow' (presets: learnt, quick)"),
             std::string::npos);
   Table3Training odd = p.training;
   odd.validations = 7;
-  EXPECT_NE(message_of([&] { table3_plan({"base"}, {}, {}, odd); }).find("validations must divide the steps (3200)"),
+  EXPECT_NE(message_of([&] { table3_plan({"base"}, {}, {}, odd); }).find("validations must divide the steps (10000)"),
             std::string::npos);
 }
 
@@ -283,7 +286,7 @@ TEST(Table3Study, SettingsRoundTripOldPlansReadAsTheyRanOthersRefused) {
   EXPECT_EQ(back.rows, s.rows);
   EXPECT_EQ(back.second_seed, s.second_seed);
   EXPECT_EQ(back.scale.width_divisor, 2);
-  EXPECT_EQ(back.training.validations, 8);
+  EXPECT_EQ(back.training.validations, 10);
   EXPECT_EQ(back.training.bleu_pick, "spread");
   EXPECT_EQ(back.training.lr_decay, "linear");
   write(dir / "old.json", R"({"rows": [], "second_seed": ["base", "E1"], "width_divisor": 4, "layer_divisor": 2,
