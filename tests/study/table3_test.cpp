@@ -564,9 +564,22 @@ TEST(Table3Script, RunsKeepsResumesAndRefusesAnotherPlan) {
     return std::system(("cd " + dir.string() + " && " + command + " > " + log + " 2>&1").c_str());
   };
   auto slurp = [&](const std::string& name) { return t.slurp(name); };
-  const std::string script = t.script + " --preset quick --rows base,A1 --second-seed base";
+  // The quick preset changed to validate at every update, with BLEU on verses spread over the dev set.
+  const std::string script =
+      t.script + " --preset quick --rows base,A1 --second-seed base --validations 3 --bleu-pick spread";
   ASSERT_EQ(sh(script + " --steps 3", "first.log"), 0) << slurp("first.log");
   const std::string report = slurp("study/report.md");
+  // The learning curve: three validations, so the report can say how much the last quarter moved.
+  EXPECT_NE(report.find("## Has base learnt?"), std::string::npos) << report;
+  EXPECT_NE(report.find("over its last quarter of updates"), std::string::npos) << report;
+  // Five of the ten dev verses, evenly spaced: lines 1, 3, 5, 7, 9.
+  {
+    std::ifstream dev(dir / "dev.en");
+    std::string expected, line;
+    for (int n = 1; std::getline(dev, line); ++n)
+      if (n % 2 == 1) expected += line + "\n";
+    EXPECT_EQ(slurp("study/dev-bleu.src"), expected);
+  }
   EXPECT_EQ(report.find("M | not run |"), std::string::npos) << report;  // every run of the table measured
   for (const char* row : {"| base | (base) |", "| A1 | h=1, d_k=d_v=512 | h=1, d_k=d_v=128 | 3 |", "| base | "})
     EXPECT_NE(report.find(row), std::string::npos) << row << "\n" << report;
@@ -597,7 +610,7 @@ TEST(Table3Script, RunsKeepsResumesAndRefusesAnotherPlan) {
   EXPECT_TRUE(fs::exists(a1_finished));
 
   // Other settings in the same folder would mix incomparable runs: refused, nothing touched.
-  EXPECT_NE(sh(script + " --steps 4", "fourth.log"), 0);
+  EXPECT_NE(sh(script + " --steps 6", "fourth.log"), 0);
   EXPECT_NE(slurp("fourth.log").find("planned with other settings"), std::string::npos) << slurp("fourth.log");
   fs::remove_all(dir);
 }
