@@ -1,6 +1,8 @@
 #pragma once
 // The HTTP face of a Service (cpp-httplib, Debian's libcpp-httplib): routes, JSON and form
-// bodies, API keys, limits, CORS, the page, metrics per request, and a graceful stop.
+// bodies, API keys, limits, CORS, the page, metrics per request, and a graceful stop. The routes
+// are a table (http_routes.h); reading requests and writing replies live in http_request.h and
+// http_reply.h.
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -10,9 +12,13 @@
 
 namespace httplib {
 class Server;
-}
+struct Request;
+struct Response;
+}  // namespace httplib
 
 namespace attn::serve {
+
+struct Route;
 
 class HttpServer {
  public:
@@ -27,6 +33,12 @@ class HttpServer {
   void stop();
 
  private:
+  void configure();   // threads, socket, timeouts, body limit, CORS headers
+  void add_guards();  // bodies of unknown size, errors no route answered, exceptions
+  void add_routes();
+  // Every route: count it, time it, turn errors into JSON.
+  void answer(const Route& route, const httplib::Request& req, httplib::Response& res);
+
   Service& service_;
   std::unique_ptr<httplib::Server> server_;
   int listen_socket_ = -1;

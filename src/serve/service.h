@@ -1,13 +1,17 @@
 #pragma once
 // What the HTTP endpoints do, without HTTP: each call takes the request's JSON and returns the
 // answer's JSON, or throws ApiError (status + message). LibreTranslate's API (/translate,
-// /languages) with its shapes and wording, attn's own (/v1/...), health. docs/serve.md.
+// /languages) with its shapes and wording, attn's own (/v1/...), health. docs/serve.md. The
+// Service owns the models and the queue; requests are checked and replies assembled apart,
+// without models: LibreTranslate's in libre_translate.h and libre_languages.h, attn's in
+// v1_request.h and v1_reply.h.
 #include <atomic>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "model/model_config.h"
 #include "serve/metrics.h"
 #include "serve/serve_options.h"
 #include "serve/translation_queue.h"
@@ -42,13 +46,12 @@ class Service {
   const ServeOptions& options() const { return options_; }
 
  private:
-  struct Sentences;
-  int model_for(const nlohmann::json& request) const;
-  Sentences encode(int model, const std::vector<std::string>& texts, bool crop) const;
   Clock::time_point deadline() const;
+  void check_not_draining() const;
 
   ServeOptions options_;
   std::vector<ServedModel> models_;
+  std::vector<ModelConfig> configs_;  // models_[i]'s configuration
   Metrics metrics_;
   std::unique_ptr<TranslationQueue> queue_;
   std::atomic<bool> draining_{false};
