@@ -61,9 +61,22 @@ void Metrics::request(const std::string& path, int status, double seconds) {
   latency_.observe(seconds);
 }
 
-void Metrics::batch(const std::string& model, int sentences, std::int64_t source_tokens, std::int64_t target_tokens,
-                    double seconds) {
+const char* batch_start_name(BatchStart start) {
+  switch (start) {
+    case BatchStart::full:
+      return "full";
+    case BatchStart::timer:
+      return "timer";
+    case BatchStart::shutdown:
+      return "shutdown";
+  }
+  return "?";
+}
+
+void Metrics::batch(const std::string& model, BatchStart start, int sentences, std::int64_t source_tokens,
+                    std::int64_t target_tokens, double seconds) {
   std::lock_guard lock(mutex_);
+  ++batches_[{model, start}];
   auto& t = translated_[model];
   t[0] += static_cast<std::uint64_t>(sentences);
   t[1] += static_cast<std::uint64_t>(source_tokens);
@@ -96,6 +109,12 @@ std::string Metrics::text(int queued_sentences, int in_flight_requests) const {
          "# TYPE attn_translate_seconds_total counter\n";
   for (const auto& [model, s] : busy_seconds_)
     out << "attn_translate_seconds_total{model=\"" << label(model) << "\"} " << number(s) << "\n";
+  out << "# HELP attn_batches_total Batches translated, by model and why each started (full, timer: its oldest "
+         "sentence waited --batch-wait-ms, shutdown: a shutdown ended the wait).\n"
+         "# TYPE attn_batches_total counter\n";
+  for (const auto& [key, n] : batches_)
+    out << "attn_batches_total{model=\"" << label(key.first) << "\",start=\"" << batch_start_name(key.second) << "\"} "
+        << n << "\n";
   out << "# HELP attn_batch_sentences Sentences per batch.\n# TYPE attn_batch_sentences histogram\n"
       << batch_sentences_.text("attn_batch_sentences");
   out << "# HELP attn_queued_sentences Sentences waiting to be translated.\n# TYPE attn_queued_sentences gauge\n"

@@ -26,19 +26,25 @@ class Histogram {
   std::uint64_t count_ = 0;
 };
 
+// Why a batch started: it was full (--batch-tokens or --max-batch-sentences), its oldest sentence had
+// waited --batch-wait-ms, or a shutdown ended the wait.
+enum class BatchStart { full, timer, shutdown };
+const char* batch_start_name(BatchStart start);
+
 class Metrics {
  public:
   Metrics();
   void request(const std::string& path, int status, double seconds);
-  void batch(const std::string& model, int sentences, std::int64_t source_tokens, std::int64_t target_tokens,
-             double seconds);
+  void batch(const std::string& model, BatchStart start, int sentences, std::int64_t source_tokens,
+             std::int64_t target_tokens, double seconds);
   std::string text(int queued_sentences, int in_flight_requests) const;
 
  private:
   mutable std::mutex mutex_;
-  std::map<std::pair<std::string, int>, std::uint64_t> requests_;   // (path, status)
-  std::map<std::string, std::array<std::uint64_t, 3>> translated_;  // model: sentences, source, target tokens
-  std::map<std::string, double> busy_seconds_;                      // model: seconds translating
+  std::map<std::pair<std::string, int>, std::uint64_t> requests_;        // (path, status)
+  std::map<std::string, std::array<std::uint64_t, 3>> translated_;       // model: sentences, source, target tokens
+  std::map<std::string, double> busy_seconds_;                           // model: seconds translating
+  std::map<std::pair<std::string, BatchStart>, std::uint64_t> batches_;  // (model, why it started)
   Histogram latency_, batch_sentences_;
 };
 

@@ -219,7 +219,8 @@ void TranslationQueue::translate_batch(std::unique_lock<std::mutex>& lock) {
   // next requests within milliseconds: without the wait, batches would alternate between full and
   // the few sentences left over.)
   const auto until = std::max(oldest->arrived, Clock::now()) + std::chrono::milliseconds(batching_.wait_ms);
-  while (!stopping_ && !stop_waiting_ && Clock::now() < until) {
+  BatchStart start = BatchStart::timer;
+  while (true) {
     std::size_t n = 0, tokens = 0;
     for (const Item& item : queue_)
       if (compatible(item)) {
@@ -227,8 +228,15 @@ void TranslationQueue::translate_batch(std::unique_lock<std::mutex>& lock) {
         tokens += item.job->sources[item.index].size() + 1;
       }
     if (n >= static_cast<std::size_t>(batching_.max_batch_sentences) ||
-        tokens >= static_cast<std::size_t>(batching_.batch_tokens))
+        tokens >= static_cast<std::size_t>(batching_.batch_tokens)) {
+      start = BatchStart::full;
       break;
+    }
+    if (stopping_ || stop_waiting_) {
+      start = BatchStart::shutdown;
+      break;
+    }
+    if (Clock::now() >= until) break;
     work_ready_.wait_until(lock, until);
   }
   if (queue_.empty() || queue_.front().job != oldest) return;  // its requester gave up meanwhile: look again
@@ -280,8 +288,8 @@ void TranslationQueue::translate_batch(std::unique_lock<std::mutex>& lock) {
     if (error.empty() && !hypotheses[i].empty())
       target_tokens += static_cast<std::int64_t>(hypotheses[i][0].tokens.size()) + 1;
   }
-  metrics_.batch(models_[static_cast<std::size_t>(model)].spec.id(), static_cast<int>(sources.size()), source_tokens,
-                 target_tokens, seconds);
+  metrics_.batch(models_[static_cast<std::size_t>(model)].spec.id(), start, static_cast<int>(sources.size()),
+                 source_tokens, target_tokens, seconds);
 
   lock.lock();
   for (std::size_t i = 0; i < items.size(); ++i) {
