@@ -6,8 +6,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/number_format.h"
+#include "core/atomic_file.h"
 #include "core/clock_text.h"
+#include "core/number_format.h"
 #include "core/error.h"
 #include "core/json_file.h"
 #include "core/text_file.h"
@@ -70,6 +71,21 @@ std::string learning_curve(const TrainingLog& log) {
 }
 
 }  // namespace
+
+void truncate_training_log(const std::filesystem::path& path, std::int64_t step) {
+  if (!std::filesystem::exists(path)) return;
+  std::ifstream in(path);
+  std::string line, kept;
+  while (std::getline(in, line)) {
+    try {
+      if (nlohmann::json::parse(line).value("step", std::int64_t{0}) > step) continue;
+    } catch (const nlohmann::json::exception&) {
+      continue;  // a record torn by the kill
+    }
+    kept += line + "\n";
+  }
+  write_file_atomic(path, kept);
+}
 
 TrainingLog read_training_log(const std::filesystem::path& path) {
   TrainingLog log;

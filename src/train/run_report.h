@@ -1,6 +1,7 @@
 #pragma once
 // The Markdown report of a training run (`attn report`): its training figures and learning curve
 // from train.jsonl, test scores from `attn bleu --json` files, sample translations.
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -41,6 +42,10 @@ struct TrainingLog {
 // exception: a last line that is not JSON and has no line end (a run killed while writing it) is
 // left out, and torn_last_line says so.
 TrainingLog read_training_log(const std::filesystem::path& path);
+
+// Keeps the records of train.jsonl up to `step` (and drops torn ones): a resumed run rewrites what
+// came after its checkpoint, so the log never shows steps twice. Nothing to do for a missing file.
+void truncate_training_log(const std::filesystem::path& path, std::int64_t step);
 
 struct RunReport {
   std::string markdown;

@@ -1,176 +1,23 @@
 #include "train/trainer.h"
 
 #include <omp.h>
-#include <sched.h>
-#include <unistd.h>
 
-#include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <map>
-#include <optional>
-#include <set>
-#include <sstream>
-#include <thread>
+#include <limits>
+#include <string>
 
-#include <nlohmann/json.hpp>
-
-#include "core/atomic_file.h"
 #include "core/clock_text.h"
 #include "core/error.h"
-#include "core/memory.h"
 #include "core/seed.h"
 #include "core/sha256.h"
-#include "core/text_file.h"
-#include "data/batcher.h"
-#include "data/parallel_corpus.h"
-#include "decode/model_directory.h"
-#include "train/learning_rate.h"
+#include "core/test_faults.h"
 #include "train/snapshot_schedule.h"
 #include "train/stop_signals.h"
-#include "train/validation.h"
+#include "train/training_run.h"
 
 namespace attn {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// Keeps the records of train.jsonl up to `step`: a resumed run rewrites what came after its
-// checkpoint, so the log never shows steps twice.
-void truncate_log(const std::filesystem::path& path, std::int64_t step) {
-  if (!std::filesystem::exists(path)) return;
-  std::ifstream in(path);
-  std::string line, kept;
-  while (std::getline(in, line)) {
-    try {
-      if (nlohmann::json::parse(line).value("step", std::int64_t{0}) > step) continue;
-    } catch (const nlohmann::json::exception&) {
-      continue;  // a record torn by the kill
-    }
-    kept += line + "\n";
-  }
-  write_file_atomic(path, kept);
-}
-
-std::string file_sha256(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw_in(path, "cannot open");
-  Sha256 hash;
-  std::vector<char> buffer(1 << 20);
-  while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0)
-    hash.update(buffer.data(), static_cast<std::size_t>(in.gcount()));
-  if (in.bad()) throw_in(path, "read failed");
-  return to_hex(hash.finish());
-}
-
-// What must be the same on every rank: the options (but not where each rank finds its files,
-// nor its thread count) and the contents of the data files.
-nlohmann::json job_fingerprint(const TrainOptions& o) {
-  nlohmann::json j = options_to_json(o);
-  for (const char* key : {"train_source", "train_target", "valid_source", "valid_target", "vocabulary"}) {
-    const std::string path = j.at(key);
-    j.erase(key);
-    if (!path.empty()) j[std::string("contents of ") + key + " (sha256)"] = file_sha256(path);
-  }
-  j.erase("run_dir");
-  j.erase("threads");
-  return j;
-}
-
-// "rank 1 differs from rank 0: batch_tokens is 512 on rank 1, 1024 on rank 0; ..." or "".
-std::string fingerprint_differences(const std::vector<std::string>& all) {
-  const nlohmann::json first = nlohmann::json::parse(all.at(0));
-  std::string text;
-  for (std::size_t r = 1; r < all.size(); ++r) {
-    const nlohmann::json other = nlohmann::json::parse(all[r]);
-    std::string diffs;
-    nlohmann::json keys = first;
-    keys.update(other);
-    for (const auto& [key, unused] : keys.items()) {
-      const std::string a = first.contains(key) ? first[key].dump() : "(absent)";
-      const std::string b = other.contains(key) ? other[key].dump() : "(absent)";
-      if (a != b)
-        diffs +=
-            (diffs.empty() ? "" : ", ") + key + " is " + b + " on rank " + std::to_string(r) + ", " + a + " on rank 0";
-    }
-    if (!diffs.empty())
-      text += (text.empty() ? "" : "; ") + ("rank " + std::to_string(r) + " differs from rank 0: " + diffs);
-  }
-  return text;
-}
-
-// Threads per rank when the options leave it open: the cores this process may use (mpirun binds
-// ranks to cores or sockets, or not at all), divided among the ranks of this node that may use
-// the same cores. A collective: every rank calls it.
-int default_threads(dist::Communicator& ranks) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-  std::string mask(CPU_SETSIZE, '0');
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &set)) mask[static_cast<std::size_t>(c)] = '1';
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  const std::string mine = std::string(host) + "\n" + mask;
-  const auto all = ranks.gather_all(mine);
-  int sharing = 0;
-  for (const auto& other : all) {
-    if (other.substr(0, other.find('\n')) != host) continue;
-    const std::string other_mask = other.substr(other.find('\n') + 1);
-    for (std::size_t c = 0; c < mask.size() && c < other_mask.size(); ++c)
-      if (mask[c] == '1' && other_mask[c] == '1') {
-        ++sharing;
-        break;
-      }
-  }
-  return std::max(1, CPU_COUNT(&set) / std::max(1, sharing));
-}
-
-// Options a resumed run may change freely: where and how often things are written, when to stop,
-// how many threads. Every other option shapes the run (data, batches, order, schedule, model).
-bool free_to_change(const std::string& key) {
-  static const std::set<std::string> free{"run_dir",
-                                          "source_lang",
-                                          "target_lang",
-                                          "threads",
-                                          "max_steps",
-                                          "max_epochs",
-                                          "time_budget_minutes",
-                                          "early_stopping",
-                                          "valid_every",
-                                          "valid_translate",
-                                          "save_every",
-                                          "save_every_minutes",
-                                          "keep_checkpoints",
-                                          "snapshot_every_minutes",
-                                          "log_every"};
-  return free.count(key) > 0;
-}
-
-// "batch_tokens is 1024 now, 512 in the checkpoint; seed ..." for the options that shape the run
-// and differ ("" when none does). Keys the checkpoint does not record (older versions) are skipped.
-// accumulate may change with the number of ranks: what shapes the run is the batches per update,
-// ranks x accumulate, and a new number of ranks is allowed (and told). Under lr_decay "linear",
-// max_steps is where the learning rate reaches 0: it shapes the run too.
-std::string changed_options(const nlohmann::json& saved, int saved_ranks, const nlohmann::json& now, int ranks) {
-  std::string text;
-  const bool linear = now.value("lr_decay", "") == "linear";
-  for (const auto& [key, value] : now.items()) {
-    if ((free_to_change(key) && !(linear && key == "max_steps")) || !saved.contains(key) || saved.at(key) == value)
-      continue;
-    if (key == "accumulate" &&
-        (saved_ranks != ranks || saved.at(key).get<int>() * saved_ranks == value.get<int>() * ranks))
-      continue;
-    text += (text.empty() ? "" : "; ") + key + " is " + value.dump() + " now, " + saved.at(key).dump() +
-            " in the checkpoint";
-  }
-  return text;
-}
 
 // The dropout seed of the batch in `slot` of the global batch of update `step`: the seeds of
 // single-process runs for the first 1024 slots, a separate family beyond (more ranks x accumulate
@@ -181,203 +28,6 @@ std::uint64_t dropout_seed(std::uint64_t seed, std::int64_t step, std::uint64_t 
 }
 
 }  // namespace
-
-// One run of the training loop: setup in the constructor, then stop_reason() / update() /
-// after_update() until stop_reason() names one, then finish().
-class Trainer::Run {
- public:
-  Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks, bool resume, bool accept_changes);
-  // Agrees with the other ranks on what depends on signals and rank 0's clock (time budget,
-  // checkpoints by time, snapshots), does the saving that asks for, and returns why to stop, or "".
-  std::string stop_reason();
-  // One optimizer update over the global batch; false when there was no batch left (the epoch
-  // limit fell exactly at an update's boundary): nothing was trained.
-  bool update();
-  void after_update();  // progress line, validation, checkpoints by steps
-  TrainResult finish(std::string stop_reason);
-  Trainer::RecordListener on_record;  // rank 0: called with each record of train.jsonl
-
- private:
-  bool leader() const { return ranks_.rank() == 0; }
-  double elapsed() const { return start_elapsed_ + std::chrono::duration<double>(Clock::now() - started_).count(); }
-  void save();
-  void check_ranks_agree_on_weights();
-  void check_divergence(double gradient_norm, double loss_per_token) const;
-  void estimate_decay_end();
-  // A model folder's metadata: `entries` and the languages the run was told.
-  std::map<std::string, std::string> model_metadata(std::map<std::string, std::string> entries) const {
-    add_languages(entries, {o_.source_lang, o_.target_lang});
-    return entries;
-  }
-  void emit(const nlohmann::json& record) {  // rank 0: a record of train.jsonl
-    const std::string line = record.dump();
-    jsonl_ << line << std::endl;
-    if (on_record) on_record(line);
-  }
-
-  TrainOptions& o_;
-  dist::Communicator& ranks_;
-  std::ostream silent_{nullptr};
-  std::ostream& log_;  // rank 0: the caller's log; other ranks: silent_
-  std::filesystem::path run_, checkpoints_;
-  std::optional<data::Vocabulary> vocabulary_;
-  std::unique_ptr<data::ParallelCorpus> corpus_;
-  std::unique_ptr<data::Batcher> batcher_;
-  std::unique_ptr<Validation> validation_;  // rank 0
-  std::unique_ptr<Transformer> model_;
-  std::unique_ptr<AdamOptimizer> adam_;
-  TrainingProgress progress_;
-  std::ofstream jsonl_;  // rank 0
-  nlohmann::json options_json_;
-  LearningRateSchedule schedule_{};
-  data::EpochBatches epoch_;
-  std::vector<data::Batch> batches_;  // this rank's share of one update
-  DeviceBuffer<float> gradient_sum_;  // the earlier batches' gradient while the next one's is computed
-  Clock::time_point started_ = Clock::now(), last_save_ = Clock::now(), window_start_ = Clock::now();
-  double start_elapsed_ = 0;  // training time of earlier runs (from the checkpoint)
-  std::int64_t first_step_ = 0;
-  double lr_ = 0;
-  // Progress window for the live line; loss sums are this rank's, tokens the global batch's.
-  double window_loss_ = 0, window_nll_ = 0, window_comm_ = 0;
-  std::int64_t window_tokens_ = 0;
-};
-
-Trainer::Run::Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks, bool resume, bool accept_changes)
-    : o_(o), ranks_(ranks), log_(ranks.rank() == 0 ? log : silent_) {
-  run_ = o.run_dir;
-  checkpoints_ = run_ / "checkpoints";
-  std::vector<std::filesystem::path> existing;
-  dist::on_every_rank(ranks_, [&] {
-    validate(o);
-    if (leader()) {
-      std::filesystem::create_directories(checkpoints_);
-      existing = list_checkpoints(checkpoints_);
-      if (!resume && !existing.empty())
-        throw Error("run folder " + run_.string() + " already holds checkpoints (" +
-                    existing.back().filename().string() + "): continue it with --resume, or choose another --run-dir");
-      if (resume && existing.empty()) throw Error("--resume: no checkpoint in " + checkpoints_.string());
-    }
-  });
-  const int shared_threads = ranks_.size() > 1 ? default_threads(ranks_) : 0;
-  if (o.threads > 0)
-    omp_set_num_threads(o.threads);
-  else if (ranks_.size() > 1)
-    omp_set_num_threads(shared_threads);
-
-  // Every rank must train the same job on the same data.
-  if (ranks_.size() > 1) {
-    std::string mine;
-    dist::on_every_rank(ranks_, [&] { mine = job_fingerprint(o).dump(); });
-    if (const std::string diff = fingerprint_differences(ranks_.gather_all(mine)); !diff.empty())
-      throw dist::JobError(diff);
-  }
-
-  // Data.
-  dist::on_every_rank(ranks_, [&] {
-    vocabulary_.emplace(data::Vocabulary::load(o.vocabulary));
-    o.model.vocab_size = vocabulary_->size();
-    data::ParallelCorpusOptions corpus_options;
-    corpus_options.source_file = o.train_source;
-    corpus_options.target_file = o.train_target;
-    corpus_options.cache_dir = run_ / "cache";
-    corpus_options.max_tokens = static_cast<std::size_t>(o.max_length);
-    corpus_options.log = &log_;
-    corpus_ = std::make_unique<data::ParallelCorpus>(data::ParallelCorpus::load(*vocabulary_, corpus_options));
-    if (corpus_->size() == 0) throw Error("no usable sentence pairs in " + o.train_source + " / " + o.train_target);
-    batcher_ = std::make_unique<data::Batcher>(*corpus_,
-                                               data::BatchingOptions{static_cast<std::size_t>(o.batch_tokens), o.seed});
-    if (leader() && !o.valid_source.empty())
-      validation_ = std::make_unique<Validation>(o, *vocabulary_, run_ / "cache", log_);
-  });
-
-  // Model and optimizer: rank 0 starts them fresh or from the newest checkpoint that loads, and
-  // every other rank receives its weights, moments and progress.
-  dist::on_every_rank(ranks_, [&] {
-    // Weights, gradients and Adam's two moments: 16 bytes per parameter before any activation.
-    const double bytes = 16 * o.model.parameter_count();
-    if (bytes > physical_memory_bytes()) {
-      char text[256];
-      std::snprintf(text, sizeof text,
-                    "the model has %.4g parameters: training needs %.4g bytes for the weights, gradients and "
-                    "Adam's moments alone, more than this machine's memory (%.4g bytes)",
-                    o.model.parameter_count(), bytes, physical_memory_bytes());
-      throw Error(text);
-    }
-    model_ = std::make_unique<Transformer>(o.model, cpu_backend(parse_matmul_precision(o.precision)));
-    adam_ = std::make_unique<AdamOptimizer>(*model_, AdamOptions{o.adam_beta1, o.adam_beta2, o.adam_eps});
-  });
-  dist::on_every_rank(ranks_, [&] {
-    if (!leader()) return;
-    if (resume) {
-      bool loaded = false;
-      for (auto it = existing.rbegin(); it != existing.rend() && !loaded; ++it) {
-        CheckpointContents contents;
-        try {
-          contents = load_checkpoint(*it, *model_, adam_.get());
-        } catch (const Error& e) {
-          log_ << "warning: " << e.what() << "; trying an older checkpoint\n";
-          continue;
-        }
-        progress_ = contents.progress;
-        const std::string changes =
-            changed_options(contents.options, progress_.ranks, options_to_json(o), ranks_.size());
-        if (!changes.empty() && !accept_changes)
-          throw Error("--resume: " + it->string() + " was trained with other options: " + changes +
-                      ". Resuming with them would not continue the same run (other batches, another order or "
-                      "schedule). Give the checkpoint's values, or add --resume-with-changes to continue anyway");
-        if (!changes.empty())
-          log_ << "note: resuming with changed options (--resume-with-changes): " << changes << "\n";
-        log_ << "resuming from " << it->string() << " (step " << progress_.step << ", epoch " << progress_.epoch + 1
-             << ")\n";
-        loaded = true;
-      }
-      if (!loaded) throw Error("--resume: no checkpoint in " + checkpoints_.string() + " could be loaded");
-      if (progress_.ranks != ranks_.size())
-        log_ << "note: the checkpoint was written by a run of " << progress_.ranks << " rank(s); continuing with "
-             << ranks_.size() << ": same weights, optimizer state and place in the data, but the global batch is now "
-             << o.batch_tokens << " x " << ranks_.size() << " x " << o.accumulate << " tokens\n";
-    } else {
-      model_->initialize(o.seed);
-      log_ << "model: " << model_->parameter_count() << " parameters (" << nlohmann::json(o.model).dump() << "), "
-           << o.precision << " matrix products\n";
-    }
-  });
-  if (ranks_.size() > 1) {
-    const std::size_t n = static_cast<std::size_t>(model_->parameter_count()) * sizeof(float);
-    ranks_.broadcast(model_->parameters(), n, 0);
-    ranks_.broadcast(adam_->first_moment(), n, 0);
-    ranks_.broadcast(adam_->second_moment(), n, 0);
-    std::string progress = nlohmann::json(progress_).dump();
-    dist::broadcast(ranks_, progress, 0);
-    progress_ = nlohmann::json::parse(progress).get<TrainingProgress>();
-    std::int64_t steps = adam_->steps();
-    ranks_.broadcast(&steps, sizeof steps, 0);
-    adam_->set_steps(steps);
-    log_ << ranks_.size() << " ranks (" << ranks_.description() << "), " << omp_get_max_threads()
-         << " thread(s) on rank 0; global batch: batch_tokens " << o.batch_tokens << " x " << ranks_.size()
-         << " ranks x accumulate " << o.accumulate << "\n";
-  }
-  progress_.ranks = ranks_.size();
-
-  options_json_ = options_to_json(o);
-  if (leader()) {
-    write_file_atomic(run_ / "config.json", options_json_.dump(2) + "\n");
-    truncate_log(run_ / "train.jsonl", progress_.step);
-    jsonl_.open(run_ / "train.jsonl", std::ios::app);
-  }
-  schedule_ = LearningRateSchedule{o.model.d_model, o.warmup_steps, o.lr_scale,
-                                   o.lr_decay != "linear" ? 0
-                                   : o.max_steps > 0      ? o.max_steps
-                                                          : progress_.decay_end};
-  start_elapsed_ = progress_.elapsed_seconds;
-  first_step_ = progress_.step;
-  epoch_ = batcher_->epoch(static_cast<std::uint64_t>(progress_.epoch));
-  batches_.resize(static_cast<std::size_t>(o.accumulate));
-  if (o.accumulate > 1) gradient_sum_.resize(model_->backend(), static_cast<std::size_t>(model_->parameter_count()));
-  // Training time, time to the next checkpoint and the first progress window start now, not
-  // before the setup (loading, tokenising) above.
-  started_ = last_save_ = window_start_ = Clock::now();
-}
 
 std::string Trainer::Run::stop_reason() {
   // Signals reach each rank on its own; the clock that counts is rank 0's.
@@ -467,6 +117,13 @@ bool Trainer::Run::update() {
   if (o_.clip_norm > 0 && norm > o_.clip_norm) grad_scale = static_cast<float>(o_.clip_norm / norm);
   lr_ = schedule_(progress_.step + 1);
   adam_->step(static_cast<float>(lr_), grad_scale);
+  // The test of check_ranks_agree_on_weights: this process's first weight moves by one ulp.
+  if (test_fault("weights-drift")) {
+    float first = 0;
+    be.copy_to_host(&first, model_->parameters(), sizeof first);
+    first = std::nextafter(first, std::numeric_limits<float>::infinity());
+    be.copy_to_device(model_->parameters(), &first, sizeof first);
+  }
   ++progress_.step;
   if (progress_.step == o_.warmup_steps) estimate_decay_end();
   progress_.target_tokens += update_tokens;

@@ -412,6 +412,24 @@ TEST_F(Distributed, DivergenceStopsEveryRankAtTheSameUpdateWithOneMessage) {
   EXPECT_EQ(inspect_checkpoint(saved.back()).progress.step, update - 1) << log;
 }
 
+// Ranks whose weights drift apart (here one ulp a update on rank 1, asked with ATTN_TEST_FAULTS:
+// nodes of different kinds would do it) are stopped at the first checkpoint, which is not written,
+// with one message naming the rank.
+TEST_F(Distributed, WeightsThatDifferBetweenRanksStopTheJobBeforeTheCheckpoint) {
+  const auto& t = *task_;
+  const Args args = train_args(t, *dir_ / "drift", 60);
+  Args drifting{"/usr/bin/env", "ATTN_TEST_FAULTS=weights-drift"};
+  drifting.insert(drifting.end(), args.begin(), args.end());
+  const int status = wait_for(spawn(mpirun({args, drifting}), *dir_ / "drift.log"), std::chrono::seconds(300));
+  const std::string log = read_all(*dir_ / "drift.log");
+  EXPECT_TRUE(failed_cleanly(status)) << log;
+  const std::string message = "attn: error: after step 20 the weights of rank 1 differ from rank 0's";
+  ASSERT_NE(log.find(message), std::string::npos) << log;
+  EXPECT_EQ(log.find("attn: error: "), log.rfind("attn: error: ")) << "told once: " << log;
+  EXPECT_TRUE(list_checkpoints(*dir_ / "drift" / "checkpoints").empty()) << log;
+  EXPECT_FALSE(std::filesystem::exists(*dir_ / "drift" / "model"));
+}
+
 // Setups that cannot train one model are refused at the start, on every rank, naming what differs.
 TEST_F(Distributed, DifferentConfigurationsOrDataOnTheRanksAreRefusedAtTheStart) {
   const auto& t = *task_;

@@ -1,0 +1,104 @@
+#pragma once
+// One run of `attn train` (train/trainer.h): the class behind Trainer::run, shared by its setup
+// (training_run_setup.cpp) and its loop (trainer.cpp). Not a public header.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "data/batcher.h"
+#include "data/parallel_corpus.h"
+#include "data/vocabulary.h"
+#include "decode/model_directory.h"
+#include "kernels/device_buffer.h"
+#include "model/transformer.h"
+#include "train/adam_optimizer.h"
+#include "train/learning_rate.h"
+#include "train/trainer.h"
+#include "train/validation.h"
+
+namespace attn {
+
+using Clock = std::chrono::steady_clock;
+
+// One run of the training loop: setup in the constructor, then stop_reason() / update() /
+// after_update() until stop_reason() names one, then finish().
+class Trainer::Run {
+ public:
+  // The setup (training_run_setup.cpp): the run folder, threads, the ranks' agreement on the job,
+  // data, model and optimizer fresh or from a checkpoint, shared by rank 0 with the others.
+  Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks, bool resume, bool accept_changes);
+  // Agrees with the other ranks on what depends on signals and rank 0's clock (time budget,
+  // checkpoints by time, snapshots), does the saving that asks for, and returns why to stop, or "".
+  std::string stop_reason();
+  // One optimizer update over the global batch; false when there was no batch left (the epoch
+  // limit fell exactly at an update's boundary): nothing was trained.
+  bool update();
+  void after_update();  // progress line, validation, checkpoints by steps
+  TrainResult finish(std::string stop_reason);
+  Trainer::RecordListener on_record;  // rank 0: called with each record of train.jsonl
+
+ private:
+  // The setup's steps, in the constructor's order (training_run_setup.cpp).
+  std::vector<std::filesystem::path> check_run_folder(bool resume);  // the checkpoints it holds
+  void set_threads();
+  void agree_on_the_job();  // several ranks: the same options and data on each
+  void load_data();
+  void create_model();
+  void resume_from(const std::vector<std::filesystem::path>& checkpoints, bool accept_changes);  // rank 0
+  void start_fresh();                                                                            // rank 0
+  void share_rank0_state();  // the other ranks receive rank 0's weights, moments and progress
+  void prepare_loop();       // config.json, train.jsonl, the schedule, the epoch's batches
+
+  bool leader() const { return ranks_.rank() == 0; }
+  double elapsed() const { return start_elapsed_ + std::chrono::duration<double>(Clock::now() - started_).count(); }
+  void save();
+  void check_ranks_agree_on_weights();
+  void check_divergence(double gradient_norm, double loss_per_token) const;
+  void estimate_decay_end();
+  // A model folder's metadata: `entries` and the languages the run was told.
+  std::map<std::string, std::string> model_metadata(std::map<std::string, std::string> entries) const {
+    add_languages(entries, {o_.source_lang, o_.target_lang});
+    return entries;
+  }
+  void emit(const nlohmann::json& record) {  // rank 0: a record of train.jsonl
+    const std::string line = record.dump();
+    jsonl_ << line << std::endl;
+    if (on_record) on_record(line);
+  }
+
+  TrainOptions& o_;
+  dist::Communicator& ranks_;
+  std::ostream silent_{nullptr};
+  std::ostream& log_;  // rank 0: the caller's log; other ranks: silent_
+  std::filesystem::path run_, checkpoints_;
+  std::optional<data::Vocabulary> vocabulary_;
+  std::unique_ptr<data::ParallelCorpus> corpus_;
+  std::unique_ptr<data::Batcher> batcher_;
+  std::unique_ptr<Validation> validation_;  // rank 0
+  std::unique_ptr<Transformer> model_;
+  std::unique_ptr<AdamOptimizer> adam_;
+  TrainingProgress progress_;
+  std::ofstream jsonl_;  // rank 0
+  nlohmann::json options_json_;
+  LearningRateSchedule schedule_{};
+  data::EpochBatches epoch_;
+  std::vector<data::Batch> batches_;  // this rank's share of one update
+  DeviceBuffer<float> gradient_sum_;  // the earlier batches' gradient while the next one's is computed
+  Clock::time_point started_ = Clock::now(), last_save_ = Clock::now(), window_start_ = Clock::now();
+  double start_elapsed_ = 0;  // training time of earlier runs (from the checkpoint)
+  std::int64_t first_step_ = 0;
+  double lr_ = 0;
+  // Progress window for the live line; loss sums are this rank's, tokens the global batch's.
+  double window_loss_ = 0, window_nll_ = 0, window_comm_ = 0;
+  std::int64_t window_tokens_ = 0;
+};
+
+}  // namespace attn

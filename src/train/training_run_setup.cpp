@@ -1,0 +1,173 @@
+#include <omp.h>
+
+#include <cstdio>
+#include <string>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/memory.h"
+#include "train/rank_agreement.h"
+#include "train/resume_options.h"
+#include "train/run_report.h"
+#include "train/training_run.h"
+
+namespace attn {
+
+Trainer::Run::Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks, bool resume, bool accept_changes)
+    : o_(o), ranks_(ranks), log_(ranks.rank() == 0 ? log : silent_) {
+  run_ = o_.run_dir;
+  checkpoints_ = run_ / "checkpoints";
+  const std::vector<std::filesystem::path> existing = check_run_folder(resume);
+  set_threads();
+  if (ranks_.size() > 1) agree_on_the_job();
+  dist::on_every_rank(ranks_, [&] { load_data(); });
+  // Model and optimizer: rank 0 starts them fresh or from the newest checkpoint that loads, and
+  // every other rank receives its weights, moments and progress.
+  dist::on_every_rank(ranks_, [&] { create_model(); });
+  dist::on_every_rank(ranks_, [&] {
+    if (!leader()) return;
+    if (resume)
+      resume_from(existing, accept_changes);
+    else
+      start_fresh();
+  });
+  if (ranks_.size() > 1) share_rank0_state();
+  progress_.ranks = ranks_.size();
+  prepare_loop();
+  // Training time, time to the next checkpoint and the first progress window start now, not
+  // before the setup (loading, tokenising) above.
+  started_ = last_save_ = window_start_ = Clock::now();
+}
+
+std::vector<std::filesystem::path> Trainer::Run::check_run_folder(bool resume) {
+  std::vector<std::filesystem::path> existing;
+  dist::on_every_rank(ranks_, [&] {
+    validate(o_);
+    if (leader()) {
+      std::filesystem::create_directories(checkpoints_);
+      existing = list_checkpoints(checkpoints_);
+      if (!resume && !existing.empty())
+        throw Error("run folder " + run_.string() + " already holds checkpoints (" +
+                    existing.back().filename().string() + "): continue it with --resume, or choose another --run-dir");
+      if (resume && existing.empty()) throw Error("--resume: no checkpoint in " + checkpoints_.string());
+    }
+  });
+  return existing;
+}
+
+void Trainer::Run::set_threads() {
+  const int shared_threads = ranks_.size() > 1 ? default_threads(ranks_) : 0;
+  if (o_.threads > 0)
+    omp_set_num_threads(o_.threads);
+  else if (ranks_.size() > 1)
+    omp_set_num_threads(shared_threads);
+}
+
+void Trainer::Run::agree_on_the_job() {
+  std::string mine;
+  dist::on_every_rank(ranks_, [&] { mine = job_fingerprint(o_).dump(); });
+  if (const std::string diff = fingerprint_differences(ranks_.gather_all(mine)); !diff.empty())
+    throw dist::JobError(diff);
+}
+
+void Trainer::Run::load_data() {
+  vocabulary_.emplace(data::Vocabulary::load(o_.vocabulary));
+  o_.model.vocab_size = vocabulary_->size();
+  data::ParallelCorpusOptions corpus_options;
+  corpus_options.source_file = o_.train_source;
+  corpus_options.target_file = o_.train_target;
+  corpus_options.cache_dir = run_ / "cache";
+  corpus_options.max_tokens = static_cast<std::size_t>(o_.max_length);
+  corpus_options.log = &log_;
+  corpus_ = std::make_unique<data::ParallelCorpus>(data::ParallelCorpus::load(*vocabulary_, corpus_options));
+  if (corpus_->size() == 0) throw Error("no usable sentence pairs in " + o_.train_source + " / " + o_.train_target);
+  batcher_ = std::make_unique<data::Batcher>(*corpus_,
+                                             data::BatchingOptions{static_cast<std::size_t>(o_.batch_tokens), o_.seed});
+  if (leader() && !o_.valid_source.empty())
+    validation_ = std::make_unique<Validation>(o_, *vocabulary_, run_ / "cache", log_);
+}
+
+void Trainer::Run::create_model() {
+  // Weights, gradients and Adam's two moments: 16 bytes per parameter before any activation.
+  const double bytes = 16 * o_.model.parameter_count();
+  if (bytes > physical_memory_bytes()) {
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "the model has %.4g parameters: training needs %.4g bytes for the weights, gradients and "
+                  "Adam's moments alone, more than this machine's memory (%.4g bytes)",
+                  o_.model.parameter_count(), bytes, physical_memory_bytes());
+    throw Error(text);
+  }
+  model_ = std::make_unique<Transformer>(o_.model, cpu_backend(parse_matmul_precision(o_.precision)));
+  adam_ = std::make_unique<AdamOptimizer>(*model_, AdamOptions{o_.adam_beta1, o_.adam_beta2, o_.adam_eps});
+}
+
+void Trainer::Run::resume_from(const std::vector<std::filesystem::path>& existing, bool accept_changes) {
+  bool loaded = false;
+  for (auto it = existing.rbegin(); it != existing.rend() && !loaded; ++it) {
+    CheckpointContents contents;
+    try {
+      contents = load_checkpoint(*it, *model_, adam_.get());
+    } catch (const Error& e) {
+      log_ << "warning: " << e.what() << "; trying an older checkpoint\n";
+      continue;
+    }
+    progress_ = contents.progress;
+    const std::string changes = changed_options(contents.options, progress_.ranks, options_to_json(o_), ranks_.size());
+    if (!changes.empty() && !accept_changes)
+      throw Error("--resume: " + it->string() + " was trained with other options: " + changes +
+                  ". Resuming with them would not continue the same run (other batches, another order or "
+                  "schedule). Give the checkpoint's values, or add --resume-with-changes to continue anyway");
+    if (!changes.empty()) log_ << "note: resuming with changed options (--resume-with-changes): " << changes << "\n";
+    log_ << "resuming from " << it->string() << " (step " << progress_.step << ", epoch " << progress_.epoch + 1
+         << ")\n";
+    loaded = true;
+  }
+  if (!loaded) throw Error("--resume: no checkpoint in " + checkpoints_.string() + " could be loaded");
+  if (progress_.ranks != ranks_.size())
+    log_ << "note: the checkpoint was written by a run of " << progress_.ranks << " rank(s); continuing with "
+         << ranks_.size() << ": same weights, optimizer state and place in the data, but the global batch is now "
+         << o_.batch_tokens << " x " << ranks_.size() << " x " << o_.accumulate << " tokens\n";
+}
+
+void Trainer::Run::start_fresh() {
+  model_->initialize(o_.seed);
+  log_ << "model: " << model_->parameter_count() << " parameters (" << nlohmann::json(o_.model).dump() << "), "
+       << o_.precision << " matrix products\n";
+}
+
+void Trainer::Run::share_rank0_state() {
+  const std::size_t n = static_cast<std::size_t>(model_->parameter_count()) * sizeof(float);
+  ranks_.broadcast(model_->parameters(), n, 0);
+  ranks_.broadcast(adam_->first_moment(), n, 0);
+  ranks_.broadcast(adam_->second_moment(), n, 0);
+  std::string progress = nlohmann::json(progress_).dump();
+  dist::broadcast(ranks_, progress, 0);
+  progress_ = nlohmann::json::parse(progress).get<TrainingProgress>();
+  std::int64_t steps = adam_->steps();
+  ranks_.broadcast(&steps, sizeof steps, 0);
+  adam_->set_steps(steps);
+  log_ << ranks_.size() << " ranks (" << ranks_.description() << "), " << omp_get_max_threads()
+       << " thread(s) on rank 0; global batch: batch_tokens " << o_.batch_tokens << " x " << ranks_.size()
+       << " ranks x accumulate " << o_.accumulate << "\n";
+}
+
+void Trainer::Run::prepare_loop() {
+  options_json_ = options_to_json(o_);
+  if (leader()) {
+    write_file_atomic(run_ / "config.json", options_json_.dump(2) + "\n");
+    truncate_training_log(run_ / "train.jsonl", progress_.step);
+    jsonl_.open(run_ / "train.jsonl", std::ios::app);
+  }
+  schedule_ = LearningRateSchedule{o_.model.d_model, o_.warmup_steps, o_.lr_scale,
+                                   o_.lr_decay != "linear" ? 0
+                                   : o_.max_steps > 0      ? o_.max_steps
+                                                           : progress_.decay_end};
+  start_elapsed_ = progress_.elapsed_seconds;
+  first_step_ = progress_.step;
+  epoch_ = batcher_->epoch(static_cast<std::uint64_t>(progress_.epoch));
+  batches_.resize(static_cast<std::size_t>(o_.accumulate));
+  if (o_.accumulate > 1) gradient_sum_.resize(model_->backend(), static_cast<std::size_t>(model_->parameter_count()));
+}
+
+}  // namespace attn
