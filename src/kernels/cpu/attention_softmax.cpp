@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "kernels/cpu/fast_exp.h"
+#include "kernels/cpu/key_range.h"
 #include "kernels/cpu/ops.h"
 
 namespace attn::cpu {
@@ -14,13 +15,10 @@ void attention_softmax(float* scores, int batch, int heads, int tq, int tk, cons
   for (std::int64_t r = 0; r < rows; ++r) {
     const int b = static_cast<int>(r / (static_cast<std::int64_t>(heads) * tq));
     const int pos = static_cast<int>(r % tq) + mask.query_offset;
-    int hi = mask.key_lengths ? std::min(tk, static_cast<int>(mask.key_lengths[b])) : tk;
-    int lo = 0;
-    if (mask.causal) hi = std::min(hi, pos + 1);
-    if (mask.window > 0) {
-      lo = std::max(0, pos - mask.window);
-      hi = std::min(hi, pos + mask.window + 1);
-    }
+    // Plain ints, not a structured binding: OpenMP's simd regions below cannot capture one.
+    const KeyRange keys =
+        key_range(tk, mask.key_lengths ? static_cast<int>(mask.key_lengths[b]) : tk, pos, mask.causal, mask.window);
+    const int lo = keys.lo, hi = keys.hi;
     float* row = scores + r * tk;
     for (int k = 0; k < lo; ++k) row[k] = 0.0f;
     for (int k = std::max(hi, lo); k < tk; ++k) row[k] = 0.0f;

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "kernels/cpu/fast_exp.h"
+#include "kernels/cpu/key_range.h"
 #include "kernels/cpu/ops.h"
 
 namespace attn::cpu {
@@ -23,12 +24,10 @@ void one_head(const CachedAttention& a, int r, int h, float scale, float* row, f
     const std::int32_t c = rows_of[a.rows_of_stride ? p : 0];
     return a.cache + c * a.row_stride + static_cast<std::int64_t>(p) * a.ld_cache;
   };
-  int hi = a.keys, lo = 0;
-  if (a.key_lengths) hi = std::min(hi, static_cast<int>(a.key_lengths[rows_of[0]]));
-  if (a.window > 0) {
-    lo = std::max(0, a.query_position - a.window);
-    hi = std::min(hi, a.query_position + a.window + 1);
-  }
+  // The cache holds the keys up to the query (causal by construction).
+  const KeyRange keys = key_range(a.keys, a.key_lengths ? static_cast<int>(a.key_lengths[rows_of[0]]) : a.keys,
+                                  a.query_position, false, a.window);
+  const int lo = keys.lo, hi = keys.hi;  // plain ints: OpenMP's simd regions cannot capture a structured binding
   std::fill(row, row + a.keys, 0.0f);
   std::fill(out, out + d_v, 0.0f);
   if (lo >= hi) return;
