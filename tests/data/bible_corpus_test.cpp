@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/run_attn.h"
 #include "common/temp_dir.h"
 #include "core/error.h"
 #include "core/text_file.h"
@@ -198,9 +199,8 @@ TEST(BibleCorpus, ParsesModuleChoices) {
 
 // Runs `attn corpus bible` into out_dir; returns what it printed.
 std::string run_command_line(const std::filesystem::path& out_dir, const std::filesystem::path& log) {
-  const std::string command =
-      std::string(ATTN_BINARY) + " corpus bible --out " + out_dir.string() + " > " + log.string() + " 2>&1";
-  EXPECT_EQ(std::system(command.c_str()), 0) << slurp(log);
+  EXPECT_EQ(testing::run_attn("corpus bible --out " + out_dir.string() + " > " + log.string() + " 2>&1").exit_code, 0)
+      << slurp(log);
   return slurp(log);
 }
 
@@ -287,9 +287,10 @@ TEST(BibleCorpus, ExtractionIsCleanAlignedSplitAndRepeatable) {
 
 TEST(BibleCorpus, MissingModuleStopsBeforeWritingAnything) {
   const auto dir = testing::fresh_temp_dir("bible_missing");
-  const std::string command = std::string(ATTN_BINARY) + " corpus bible --out " + (dir / "out").string() +
-                              " --modules kjv=notInstalledKJV,es=spaRV1909eb > " + (dir / "log").string() + " 2>&1";
-  EXPECT_NE(std::system(command.c_str()), 0);
+  EXPECT_NE(testing::run_attn("corpus bible --out " + (dir / "out").string() +
+                              " --modules kjv=notInstalledKJV,es=spaRV1909eb > " + (dir / "log").string() + " 2>&1")
+                .exit_code,
+            0);
   const std::string log = slurp(dir / "log");
   EXPECT_NE(log.find("notInstalledKJV"), std::string::npos) << log;
   EXPECT_FALSE(std::filesystem::exists(dir / "out"));

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "common/run_attn.h"
 #include "common/temp_dir.h"
 #include "model/safetensors.h"
 #include "train/checkpoint.h"
@@ -146,10 +147,10 @@ std::string read_all(const std::filesystem::path& p) {
   return s.str();
 }
 
+// `attn ARGS` (args[0] is the binary) with what it prints written to `log`; its exit code.
 int run_logged(std::vector<std::string> args, const std::filesystem::path& log) {
-  std::string command;
-  for (const auto& a : args) command += "'" + a + "' ";
-  return std::system((command + "> '" + log.string() + "' 2>&1").c_str());
+  args.erase(args.begin());
+  return testing::run_attn(testing::shell_words(args) + " > '" + log.string() + "' 2>&1").exit_code;
 }
 
 std::vector<std::string> setting(std::vector<std::string> a, const std::vector<std::string>& changes) {

@@ -1,9 +1,7 @@
 // `attn report` end to end: a run folder written by hand (its train.jsonl, config.json and a
 // scores file) gives a report whose figures are the ones put in.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -11,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/run_attn.h"
 #include "common/temp_dir.h"
 
 namespace attn {
@@ -18,14 +17,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int run_attn(const std::string& arguments, std::string& output) {
-  FILE* pipe = popen((std::string(ATTN_BINARY) + " " + arguments + " 2>&1").c_str(), "r");
-  if (!pipe) return -1;
-  char buffer[4096];
-  std::size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
-  const int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+// `attn ARGUMENTS`: its exit code, and what it printed in `output`.
+int run(const std::string& arguments, std::string& output) {
+  const testing::RunResult r = testing::run_attn(arguments);
+  output = r.output;
+  return r.exit_code;
 }
 
 void write(const fs::path& p, const std::string& text) {
@@ -57,9 +53,8 @@ TEST(ReportCommand, TablesCurveAndBestValidationComeFromTheRunFiles) {
       dir / "scores.json",
       R"([{"name":"BLEU","score":33.004,"signature":"nrefs:1|sig"},{"name":"chrF2","score":53.449,"signature":"nrefs:1|chrf"}])");
   std::string out;
-  ASSERT_EQ(
-      run_attn("report --run " + dir.string() + " --result 'attn|KJV→es=" + (dir / "scores.json").string() + "'", out),
-      0)
+  ASSERT_EQ(run("report --run " + dir.string() + " --result 'attn|KJV→es=" + (dir / "scores.json").string() + "'", out),
+            0)
       << out;
   const std::string md = read(dir / "report.md");
   EXPECT_NE(md.find("| attn | KJV→es | 33.00 | 53.45 |"), std::string::npos) << md;
@@ -79,7 +74,7 @@ TEST(ReportCommand, ARunShorterThanOneLogIntervalStillGetsAReport) {
   write(dir / "train" / "config.json", "{}");
   write(dir / "train" / "train.jsonl", "");
   std::string out;
-  ASSERT_EQ(run_attn("report --run " + dir.string(), out), 0) << out;
+  ASSERT_EQ(run("report --run " + dir.string(), out), 0) << out;
   EXPECT_NE(read(dir / "report.md").find("No progress records"), std::string::npos);
   EXPECT_FALSE(fs::exists(dir / "learning_curve.svg"));
 }
@@ -90,8 +85,7 @@ TEST(ReportCommand, BadScoresFileIsNamed) {
   write(dir / "train" / "train.jsonl", "");
   write(dir / "scores.json", "[{not json");
   std::string out;
-  EXPECT_NE(run_attn("report --run " + dir.string() + " --result 'x|y=" + (dir / "scores.json").string() + "'", out),
-            0);
+  EXPECT_NE(run("report --run " + dir.string() + " --result 'x|y=" + (dir / "scores.json").string() + "'", out), 0);
   EXPECT_NE(out.find((dir / "scores.json").string()), std::string::npos) << out;
   EXPECT_FALSE(fs::exists(dir / "report.md"));
 }
@@ -114,7 +108,7 @@ TEST(ReportCommand, BadTrainingLogLinesAreNamed) {
             ":2: \"epoch\" must be a number"}}) {
     write(dir / "train" / "train.jsonl", good + "\n" + second_line + "\n");
     std::string out;
-    EXPECT_NE(run_attn("report --run " + dir.string(), out), 0) << out;
+    EXPECT_NE(run("report --run " + dir.string(), out), 0) << out;
     EXPECT_NE(out.find(log + problem), std::string::npos) << out;
     EXPECT_FALSE(fs::exists(dir / "report.md")) << second_line;
   }
@@ -122,7 +116,7 @@ TEST(ReportCommand, BadTrainingLogLinesAreNamed) {
   // and the report says so.
   write(dir / "train" / "train.jsonl", good + "\n" + R"({"type":"train","step":60,"lo)");
   std::string out;
-  ASSERT_EQ(run_attn("report --run " + dir.string(), out), 0) << out;
+  ASSERT_EQ(run("report --run " + dir.string(), out), 0) << out;
   const std::string md = read(dir / "report.md");
   EXPECT_NE(md.find("| updates | 50 (1 epochs) |"), std::string::npos) << md;
   EXPECT_NE(md.find("is an incomplete record (the run stopped while writing it) and is left out"), std::string::npos)

@@ -1,35 +1,15 @@
 // Every numeric option of the commands refuses values that make no sense with a clear error
 // naming the option, at once: no silent empty output, no run that never returns (issue 20: `attn
 // score --batch-sentences 0` used to hang; `attn translate --max-length-b -100` printed nothing).
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "common/run_attn.h"
+
 namespace attn {
 namespace {
-
-struct Outcome {
-  int status = -1;
-  std::string output;
-};
-
-// The command under `timeout`, so that a hang fails the test instead of stalling it.
-Outcome run(const std::string& arguments) {
-  Outcome o;
-  FILE* pipe = popen(("timeout 30 " + std::string(ATTN_BINARY) + " " + arguments + " 2>&1 </dev/null").c_str(), "r");
-  if (!pipe) return o;
-  std::array<char, 4096> buffer;
-  std::size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) o.output.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  o.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
 
 TEST(NumericOptions, NonsenseValuesAreRefusedNamingTheOption) {
   const std::string m = "-m /nonexistent/model";
@@ -68,9 +48,10 @@ TEST(NumericOptions, NonsenseValuesAreRefusedNamingTheOption) {
       {"train --lr-scale nan --train-source a --train-target b --vocabulary v", "--lr-scale"},
   };
   for (const auto& [arguments, option] : cases) {
-    const Outcome o = run(arguments);
-    EXPECT_NE(o.status, 0) << arguments << ": " << o.output;
-    EXPECT_NE(o.status, 124) << arguments << ": did not return within 30 s";
+    // Under a 30 s timeout, so that a hang fails the test instead of stalling it.
+    const testing::RunResult o = testing::run_attn(arguments, 30);
+    EXPECT_NE(o.exit_code, 0) << arguments << ": " << o.output;
+    EXPECT_NE(o.exit_code, 124) << arguments << ": did not return within 30 s";
     EXPECT_NE(o.output.find(option), std::string::npos) << arguments << ": " << o.output;
   }
 }
