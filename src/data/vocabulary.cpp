@@ -2,6 +2,7 @@
 
 #include <sentencepiece_processor.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -110,6 +111,13 @@ std::string Vocabulary::decode(std::span<const std::int32_t> ids) const {
   std::string text;
   const auto status = processor_->Decode(kept, &text);
   if (!status.ok()) throw Error(name_ + ": cannot decode ids: " + status.ToString());
+  return text;
+}
+
+std::string Vocabulary::decode_line(std::span<const std::int32_t> ids) const {
+  std::string text = decode(ids);
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  std::replace(text.begin(), text.end(), '\r', ' ');
   return text;
 }
 

@@ -60,6 +60,10 @@ class Vocabulary {
   // Text of a sequence of ids; pad, bos and eos are skipped. Throws Error on an id outside
   // [0, size()).
   std::string decode(std::span<const std::int32_t> ids) const;
+  // A translation's text as one line: decode's, with every line break in it ("\r" or "\n", which a
+  // model can generate as the byte pieces <0x0D> and <0x0A>) made a space, so that a translation
+  // never spills onto the next line of a line-based output.
+  std::string decode_line(std::span<const std::int32_t> ids) const;
   // Same from pieces; throws Error on a piece the vocabulary does not have.
   std::string decode_pieces(std::span<const std::string> pieces) const;
 

@@ -85,7 +85,7 @@ std::vector<BatchTranslation> BatchTranslator::translate(const std::vector<std::
     out[i].source_ids = ids[i];
     if (recorder_) out[i].attention = std::move(attention[i]);
     out[i].n_best = hyps[i];
-    for (const auto& h : hyps[i]) out[i].n_best_text.push_back(vocabulary_.decode(h.tokens));
+    for (const auto& h : hyps[i]) out[i].n_best_text.push_back(vocabulary_.decode_line(h.tokens));
     if (!out[i].n_best_text.empty()) out[i].text = out[i].n_best_text.front();
   }
   return out;

@@ -77,7 +77,7 @@ nlohmann::json Service::libre_translate(const nlohmann::json& request) {
   const auto results = queue_->translate(r.model, job, std::move(sentences.ids), deadline());
   std::vector<std::vector<std::string>> n_best(results.size());
   for (std::size_t l = 0; l < results.size(); ++l)
-    for (const Hypothesis& h : results[l].n_best) n_best[l].push_back(served.loaded.vocabulary->decode(h.tokens));
+    for (const Hypothesis& h : results[l].n_best) n_best[l].push_back(served.loaded.vocabulary->decode_line(h.tokens));
   return libre_reply(lines, n_best, r.alternatives, r.several);
 }
 

@@ -24,7 +24,7 @@ void check_attention_size(const std::vector<SentenceResult>& results) {
 }
 
 json hypothesis_json(const data::Vocabulary& vocabulary, const Hypothesis& h) {
-  return {{"text", vocabulary.decode(h.tokens)}, {"score", h.score}, {"log_prob", h.log_prob}};
+  return {{"text", vocabulary.decode_line(h.tokens)}, {"score", h.score}, {"log_prob", h.log_prob}};
 }
 
 // Text i's entry of the reply.

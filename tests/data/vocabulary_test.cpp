@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
+#include "common/run_attn.h"
 #include "common/temp_dir.h"
 #include "core/error.h"
 #include "data/vocabulary_training.h"
@@ -106,6 +108,30 @@ TEST_F(VocabularyTest, UnseenCharactersBecomeTheirUtf8Bytes) {
   EXPECT_TRUE(vocabulary().is_byte(ids[1]));
   EXPECT_TRUE(vocabulary().is_byte(ids[2]));
   EXPECT_EQ(vocabulary().piece_id("<0xD7>"), ids[1]);
+}
+
+// A model can generate the byte pieces of a line break (<0x0A>, <0x0D>): decode gives them back,
+// but a translation is one line of a line-based output (`attn translate`, the service's lines), so
+// decode_line makes each a space.
+TEST_F(VocabularyTest, ALineBreakAModelGeneratesIsASpaceInATranslationLine) {
+  const auto& v = vocabulary();
+  const std::int32_t lf = v.piece_id("<0x0A>"), cr = v.piece_id("<0x0D>");
+  ASSERT_TRUE(v.is_byte(lf) && v.is_byte(cr));
+  std::vector<std::int32_t> ids = v.encode("In the beginning");
+  ids.push_back(lf);
+  const std::vector<std::int32_t> rest = v.encode("God");
+  ids.push_back(cr);
+  ids.push_back(lf);
+  ids.insert(ids.end(), rest.begin(), rest.end());
+  const std::string text = v.decode(ids);
+  EXPECT_NE(text.find('\n'), std::string::npos) << text;
+  const std::string line = v.decode_line(ids);
+  EXPECT_EQ(line.find_first_of("\r\n"), std::string::npos) << line;
+  std::string expected = text;
+  std::replace(expected.begin(), expected.end(), '\n', ' ');
+  std::replace(expected.begin(), expected.end(), '\r', ' ');
+  EXPECT_EQ(line, expected);
+  EXPECT_EQ(v.decode_line(v.encode("Jesus wept.")), "Jesus wept.");
 }
 
 TEST_F(VocabularyTest, TheSpaceMarkerIsTheOneDocumentedException) {
@@ -214,11 +240,11 @@ TEST(VocabularyTraining, NamesBadInputAndImpossibleSizes) {
 // The `attn vocab` commands, end to end.
 TEST(VocabCommand, TrainEncodeDecodeRoundTrip) {
   const auto dir = fresh_temp_dir("vocab_command");
-  const std::string attn = ATTN_BINARY;
-  const auto run = [&](const std::string& command) {
-    return std::system((command + " > " + (dir / "out.txt").string() + " 2> " + (dir / "err.txt").string()).c_str());
+  const auto run = [&](const std::string& arguments) {
+    return testing::run_attn(arguments + " > " + (dir / "out.txt").string() + " 2> " + (dir / "err.txt").string())
+        .exit_code;
   };
-  ASSERT_EQ(run(attn + " vocab train --size 800 --model " + (dir / "m").string() + " --input " +
+  ASSERT_EQ(run("vocab train --size 800 --model " + (dir / "m").string() + " --input " +
                 fixture("genesis.en").string() + " " + fixture("genesis.es").string()),
             0)
       << slurp(dir / "err.txt");
@@ -231,18 +257,19 @@ TEST(VocabCommand, TrainEncodeDecodeRoundTrip) {
   write_lines(dir / "text.txt", kVariedText);
   const auto model = (dir / "m.model").string();
   for (const std::string pieces : {"", " --pieces"}) {
-    ASSERT_EQ(run(attn + " vocab encode --model " + model + pieces + " < " + (dir / "text.txt").string() + " | " +
-                  attn + " vocab decode --model " + model + pieces),
-              0)
+    ASSERT_EQ(run("vocab encode --model " + model + pieces + " < " + (dir / "text.txt").string()), 0)
+        << slurp(dir / "err.txt");
+    std::filesystem::rename(dir / "out.txt", dir / "encoded.txt");
+    ASSERT_EQ(run("vocab decode --model " + model + pieces + " < " + (dir / "encoded.txt").string()), 0)
         << slurp(dir / "err.txt");
     EXPECT_EQ(slurp(dir / "out.txt"), slurp(dir / "text.txt")) << "with" << pieces;
   }
 
   write_lines(dir / "ids.txt", {"5 6", "5 999999"});
-  EXPECT_NE(run(attn + " vocab decode --model " + model + " < " + (dir / "ids.txt").string()), 0);
+  EXPECT_NE(run("vocab decode --model " + model + " < " + (dir / "ids.txt").string()), 0);
   EXPECT_NE(slurp(dir / "err.txt").find("<stdin>:2: "), std::string::npos) << slurp(dir / "err.txt");
 
-  EXPECT_NE(run(attn + " vocab encode --model " + (dir / "nothing.model").string() + " < /dev/null"), 0);
+  EXPECT_NE(run("vocab encode --model " + (dir / "nothing.model").string() + " < /dev/null"), 0);
   EXPECT_NE(slurp(dir / "err.txt").find((dir / "nothing.model").string()), std::string::npos) << slurp(dir / "err.txt");
   std::filesystem::remove_all(dir);
 }
