@@ -59,6 +59,18 @@ void write_safetensors(const std::filesystem::path& path, const std::vector<Tens
 
 SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : SafetensorsFile(path, false) {}
 
+namespace {
+
+// An array of JSON integers (not floats such as 1e68 or 4.5).
+bool integers(const nlohmann::json& v) {
+  if (!v.is_array()) return false;
+  for (const auto& x : v)
+    if (!x.is_number_integer()) return false;
+  return true;
+}
+
+}  // namespace
+
 SafetensorsFile::SafetensorsFile(const std::filesystem::path& path, bool header_only) : path_(path.string()) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw_in(path_, "cannot open");
@@ -89,9 +101,17 @@ SafetensorsFile::SafetensorsFile(const std::filesystem::path& path, bool header_
       }
       Entry e;
       e.dtype = it->at("dtype").get<std::string>();
-      e.shape = it->at("shape").get<std::vector<std::int64_t>>();
-      const auto offsets = it->at("data_offsets").get<std::vector<std::size_t>>();
-      if (offsets.size() != 2 || offsets[0] > offsets[1] || offsets[1] > data_size)
+      // Whole numbers only: casting 1e68 or 4.5 to an integer is undefined or wrong.
+      const nlohmann::json& shape = it->at("shape");
+      if (!integers(shape))
+        throw_in(path_, "corrupt header: tensor '" + it.key() + "': shape must be whole numbers, got " + shape.dump());
+      e.shape = shape.get<std::vector<std::int64_t>>();
+      const nlohmann::json& range = it->at("data_offsets");
+      if (!integers(range) || range.size() != 2 || !range[0].is_number_unsigned() || !range[1].is_number_unsigned())
+        throw_in(path_, "corrupt header: tensor '" + it.key() +
+                            "': data_offsets must be two whole numbers from 0, got " + range.dump());
+      const std::uint64_t offsets[2] = {range[0].get<std::uint64_t>(), range[1].get<std::uint64_t>()};
+      if (offsets[0] > offsets[1] || offsets[1] > data_size)
         throw_in(path_, "tensor '" + it.key() + "' lies outside the file's " + std::to_string(data_size) +
                             " data bytes (truncated file?)");
       e.begin = offsets[0];

@@ -8,6 +8,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "core/json_file.h"
 #include "train/train_options.h"
 
 namespace attn::study {
@@ -53,12 +54,7 @@ void check_keys(const Json& settings, const std::string& source, const std::stri
 }
 
 int whole(const Json& v, const std::string& source, const std::string& key, long long lo, long long hi) {
-  const bool ok = v.is_number_integer() || (v.is_number_float() && std::isfinite(v.get<double>()) &&
-                                            v.get<double>() == std::floor(v.get<double>()));
-  if (!ok || v.get<double>() < static_cast<double>(lo) || v.get<double>() > static_cast<double>(hi))
-    throw_in(source, "'" + key + "' must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                         ", got " + v.dump());
-  return static_cast<int>(v.get<double>());
+  return static_cast<int>(json_whole_number(v, source, key, lo, hi));
 }
 
 // A number or a list of numbers, each checked by `check` (which throws naming the key).

@@ -27,25 +27,36 @@ nlohmann::json table3_settings_json(const Table3Settings& s) {
 }
 
 Table3Settings read_table3_settings(const fs::path& file) {
-  const nlohmann::json j = read_json_file(file.string(), "the Table 3 plan");
+  const std::string source = file.string();
+  const nlohmann::json j = read_json_file(source, "the Table 3 plan");
+  // The ranges `attn table3 plan` takes on its command line.
+  const auto whole = [&](const char* key, long long lo, long long hi) {
+    return static_cast<int>(json_whole_number(j.at(key), source, key, lo, hi));
+  };
+  const auto one_of = [&](const char* key, const std::string& fallback, const char* a, const char* b) {
+    const std::string v = j.value(key, fallback);
+    if (v != a && v != b)
+      throw_in(source, std::string("'") + key + "' must be \"" + a + "\" or \"" + b + "\", got " + j.at(key).dump());
+    return v;
+  };
   Table3Settings s;
   try {
     s.rows = j.at("rows").get<std::vector<std::string>>();
     s.second_seed = j.at("second_seed").get<std::vector<std::string>>();
-    s.scale.width_divisor = j.at("width_divisor").get<int>();
-    s.scale.layer_divisor = j.at("layer_divisor").get<int>();
-    s.scale.vocab_size = j.at("vocab_size").get<int>();
-    s.training.steps = j.at("steps").get<int>();
-    s.training.batch_tokens = j.at("batch_tokens").get<int>();
-    s.training.warmup_steps = j.at("warmup_steps").get<int>();
-    s.training.lr_scale = j.at("lr_scale").get<double>();
-    s.training.bleu_verses = j.at("bleu_verses").get<int>();
+    s.scale.width_divisor = whole("width_divisor", 1, 1024);
+    s.scale.layer_divisor = whole("layer_divisor", 1, 64);
+    s.scale.vocab_size = whole("vocab_size", 1, 10000000);
+    s.training.steps = whole("steps", 1, 10000000);
+    s.training.batch_tokens = whole("batch_tokens", 1, 100000000);
+    s.training.warmup_steps = whole("warmup_steps", 1, 10000000);
+    s.training.lr_scale = json_number(j.at("lr_scale"), source, "lr_scale", 1e-6, 1e3);
+    s.training.bleu_verses = whole("bleu_verses", 0, 1000000000);
     // Studies planned before these settings existed: the first verses, one validation, the paper's decay.
-    s.training.bleu_pick = j.value("bleu_pick", std::string("first"));
-    s.training.validations = j.value("validations", 1);
-    s.training.lr_decay = j.value("lr_decay", std::string("inverse_sqrt"));
+    s.training.bleu_pick = one_of("bleu_pick", "first", "first", "spread");
+    s.training.validations = j.contains("validations") ? whole("validations", 1, 10000000) : 1;
+    s.training.lr_decay = one_of("lr_decay", "inverse_sqrt", "inverse_sqrt", "linear");
   } catch (const nlohmann::json::exception& e) {
-    throw Error(file.string() + ": not a Table 3 plan (" + e.what() + ")");
+    throw Error(source + ": not a Table 3 plan (" + e.what() + ")");
   }
   return s;
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -71,6 +72,25 @@ TEST(Safetensors, AHeaderNumberTooLargeForJsonIsACorruptHeader) {
   write_bytes(dir / "x.safetensors", bytes + header);
   expect_error([&] { SafetensorsFile f(dir / "x.safetensors"); }, "x.safetensors: corrupt header (not JSON)");
   expect_error([&] { SafetensorsFile f(dir / "x.safetensors"); }, "number overflow parsing '1e999'");
+}
+
+// Found by fuzzing (fuzz/int8_model_fuzz.cpp): a shape or byte offset written as a number that is
+// not a whole one in range (1e68, 2.5, -8) was cast to an integer, undefined behaviour for 1e68.
+TEST(Safetensors, ShapesAndOffsetsMustBeWholeNumbersInRange) {
+  auto dir = testing::fresh_temp_dir("safetensors_numbers");
+  for (const auto& [entry, problem] : std::vector<std::pair<std::string, std::string>>{
+           {R"("shape":[1],"data_offsets":[1e68,1e68])", "tensor 'a': data_offsets must be two whole numbers from 0"},
+           {R"("shape":[1],"data_offsets":[0,4.5])", "tensor 'a': data_offsets must be two whole numbers from 0"},
+           {R"("shape":[1],"data_offsets":[-8,4])", "tensor 'a': data_offsets must be two whole numbers from 0"},
+           {R"("shape":[1e30],"data_offsets":[0,4])", "tensor 'a': shape must be whole numbers"},
+           {R"("shape":[0.5],"data_offsets":[0,4])", "tensor 'a': shape must be whole numbers"}}) {
+    const std::string header = R"({"a":{"dtype":"F32",)" + entry + "}}";
+    std::string bytes(8, '\0');
+    const std::uint64_t n = header.size();
+    std::memcpy(bytes.data(), &n, 8);
+    write_bytes(dir / "x.safetensors", bytes + header + std::string(4, '\0'));
+    expect_error([&] { SafetensorsFile f(dir / "x.safetensors"); }, "x.safetensors: corrupt header: " + problem);
+  }
 }
 
 // Found by fuzzing: reading a tensor of no elements passed memcpy null pointers (the data section

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include <signal.h>
 #include <unistd.h>
@@ -298,6 +299,23 @@ TEST(Table3Study, SettingsRoundTripOldPlansReadAsTheyRanOthersRefused) {
   write(dir / "bad.json", R"({"rows": "base"})");
   EXPECT_NE(message_of([&] { read_table3_settings(dir / "bad.json"); }).find("bad.json: not a Table 3 plan"),
             std::string::npos);
+  // Numbers out of range (the fuzzer's first finding: 1e70 updates was undefined behaviour, a
+  // float cast to int), of the wrong kind, or values that no study can run are named with the file.
+  const std::string good = table3_settings_json(s).dump();
+  for (const auto& [key, value, problem] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"steps", "1e70", "'steps' must be a whole number from 1 to 10000000, got 1e+70"},
+           {"steps", "2.5", "'steps' must be a whole number from 1 to 10000000, got 2.5"},
+           {"batch_tokens", "0", "'batch_tokens' must be a whole number from 1 to 100000000, got 0"},
+           {"width_divisor", "-1", "'width_divisor' must be a whole number from 1 to 1024, got -1"},
+           {"validations", "\"10\"", "'validations' must be a whole number from 1 to 10000000, got \"10\""},
+           {"lr_scale", "-0.5", "'lr_scale' must be a number from 1e-06 to 1000, got -0.5"},
+           {"lr_decay", "\"cosine\"", "'lr_decay' must be \"inverse_sqrt\" or \"linear\", got \"cosine\""}}) {
+    nlohmann::json j = nlohmann::json::parse(good);
+    j[key] = nlohmann::json::parse(value);
+    write(dir / "out-of-range.json", j.dump());
+    const std::string message = message_of([&] { read_table3_settings(dir / "out-of-range.json"); });
+    EXPECT_NE(message.find("out-of-range.json: " + problem), std::string::npos) << key << ": " << message;
+  }
 
   const fs::path sweep = plan_table3_study(dir / "b", s);
   EXPECT_EQ(sweep, dir / "b" / "table3-sweep.json");
