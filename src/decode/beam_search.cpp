@@ -67,7 +67,8 @@ class BeamSearch {
       for (std::size_t i = 0; i < active_.size(); ++i) {
         Sentence& s = active_[i];
         const bool forced = step + 1 >= s.max_length;
-        std::vector<Live> live = extend(s, i, candidates(s, i, step, forced), forced);
+        collect_candidates(s, i, step, forced);
+        std::vector<Live> live = extend(s, i, forced);
         if (live.empty() || forced || cannot_improve(s, live)) {
           finish(s);
           continue;
@@ -126,10 +127,11 @@ class BeamSearch {
     be_.copy_to_host(eos_.data(), eos_values_.data(), eos_.size() * sizeof(float));
   }
 
-  // Sentence i's candidates, in order of discovery: each live hypothesis with each of its row's
+  // Sentence i's candidates (into candidates_), in order of discovery: each live hypothesis with each of its row's
   // best tokens that may come next, or with EOS alone at the maximum length.
-  std::vector<Candidate> candidates(const Sentence& s, std::size_t i, int step, bool forced) const {
-    std::vector<Candidate> out;
+  void collect_candidates(const Sentence& s, std::size_t i, int step, bool forced) {
+    std::vector<Candidate>& out = candidates_;  // reused: no allocation per sentence and step
+    out.clear();
     const std::size_t rows_per_sentence = static_cast<std::size_t>(decoder_.rows_per_sentence());
     const bool eos_allowed = step + 1 >= opt_.min_length;
     for (std::size_t r = 0; r < s.live.size(); ++r) {
@@ -146,13 +148,13 @@ class BeamSearch {
             {static_cast<int>(r), tok, s.live[r].log_prob + values_[row * k_ + j], static_cast<int>(out.size())});
       }
     }
-    return out;
   }
 
-  // The best `width` candidates (every one when forced), width being the beam less the hypotheses
+  // The best `width` of candidates_ (every one when forced), width being the beam less the hypotheses
   // already finished: those ending in EOS join s.finished, the others are the live hypotheses
   // returned.
-  std::vector<Live> extend(Sentence& s, std::size_t i, std::vector<Candidate> candidates, bool forced) const {
+  std::vector<Live> extend(Sentence& s, std::size_t i, bool forced) {
+    std::vector<Candidate>& candidates = candidates_;
     const int width = beam_ - static_cast<int>(s.finished.size());
     const auto better = [](const Candidate& a, const Candidate& b) {
       return a.log_prob != b.log_prob ? a.log_prob > b.log_prob : a.rank < b.rank;
@@ -242,6 +244,7 @@ class BeamSearch {
   DeviceBuffer<std::int32_t> top_indices_;
   std::vector<float> values_, eos_;
   std::vector<std::int32_t> indices_, tokens_;
+  std::vector<Candidate> candidates_;  // the sentence at hand's, in order of discovery
 };
 
 }  // namespace
