@@ -148,8 +148,8 @@ int main(int argc, char** argv) {
       const float* b = scores ? k.data() : q.data();
       float* c = scores ? probs.data() : ctx.data();
       const double small = median_seconds([&] {
-        attn::cpu::small_gemm_batched(attn::Trans::No, tb, T, n, kk, 1.0f, a, false, lda, b, false, hd, 0.0f, c, ldc,
-                                      batch);
+        attn::cpu::small_gemm_batched(T, n, kk, 1.0f, attn::f32_matrix(a, lda), attn::f32_matrix(b, hd, tb), 0.0f, c,
+                                      ldc, batch);
       });
       const double matmul = median_seconds([&] { attn::cpu::run_matmul(desc, a, b, c); });
       // In bf16 as training runs it: Q, K, V kept in bf16, the probabilities float.
@@ -157,9 +157,9 @@ int main(int argc, char** argv) {
       attn::cpu::to_bf16(q.data(), static_cast<std::int64_t>(q.size()), q16.data());
       const bool a16 = scores;
       const double bf16 = median_seconds([&] {
-        attn::cpu::small_gemm_batched_bf16(attn::Trans::No, tb, T, n, kk, 1.0f,
-                                           a16 ? static_cast<const void*>(q16.data()) : a, a16, lda, q16.data(), true,
-                                           hd, 0.0f, c, ldc, batch);
+        attn::cpu::small_gemm_batched_bf16(T, n, kk, 1.0f,
+                                           a16 ? attn::bf16_matrix(q16.data(), lda) : attn::f32_matrix(a, lda),
+                                           attn::bf16_matrix(q16.data(), hd, tb), 0.0f, c, ldc, batch);
       });
       const double flop = 2.0 * B * H * T * T * dk;
       std::printf(

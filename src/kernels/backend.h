@@ -45,10 +45,6 @@ inline MatrixRef f32_matrix(const float* data, std::int64_t ld, Trans trans = Tr
 inline MatrixRef bf16_matrix(const Bf16* data, std::int64_t ld, Trans trans = Trans::No) {
   return {data, DType::bf16, ld, trans};
 }
-// Float or bf16, as a flag says (activations a layer keeps in either).
-inline MatrixRef float_or_bf16_matrix(const void* data, bool bf16, std::int64_t ld, Trans trans = Trans::No) {
-  return {data, bf16 ? DType::bf16 : DType::f32, ld, trans};
-}
 inline MatrixRef s8_matrix(const std::int8_t* data, const float* scales, const std::int32_t* row_sums, std::int64_t ld,
                            Trans trans = Trans::No) {
   return {data, DType::s8, ld, trans, scales, row_sums};
@@ -61,9 +57,6 @@ struct GemmBatch {
   std::int64_t a_outer = 0, a_inner = 0;
   std::int64_t b_outer = 0, b_inner = 0;
   std::int64_t c_outer = 0, c_inner = 0;
-  // Compute in bf16 even where both operands are float (training attention under precision bf16
-  // rounds every operand, as autocast's bmm does). A bf16 operand implies it.
-  bool bf16 = false;
 };
 
 // Which keys a query may attend to. Keys at or beyond the sentence's length are padding.
@@ -141,14 +134,12 @@ struct AdamHyper {
   OP(void, scale, (float* x, std::int64_t n, float s), (x, n, s))                         /* x *= s */               \
   OP(void, add_bias, (float* x, const float* bias, std::int64_t rows, int cols), (x, bias, rows, cols))              \
   OP(void, add_bias_relu, (float* x, const float* bias, std::int64_t rows, int cols), (x, bias, rows, cols))         \
-  OP(void, relu_backward, (float* dy, const float* y, std::int64_t n), (dy, y, n)) /* dy *= y > 0 */                 \
-  OP(void, relu_backward, (float* dy, const Bf16* y, std::int64_t n), (dy, y, n))                                    \
-  OP(void, bias_grad, (const float* dy, std::int64_t rows, int cols, float* dbias),                                  \
-     (dy, rows, cols, dbias)) /* dbias += Σ rows */                                                                 \
-  /* bias_grad, and dy rounded into dy_bf16 on the same pass (a Linear's gradient, read by both */                   \
-  /* of its backward products in bf16). */                                                                           \
-  OP(void, bias_grad_to_bf16, (const float* dy, std::int64_t rows, int cols, float* dbias, Bf16* dy_bf16),           \
-     (dy, rows, cols, dbias, dy_bf16))                                                                               \
+  /* dy *= y > 0, y [n] of type y_dtype (f32 or bf16: a ReLU output kept in either). */                              \
+  OP(void, relu_backward, (float* dy, const void* y, DType y_dtype, std::int64_t n), (dy, y, y_dtype, n))            \
+  /* dbias += Σ rows of dy; where dy_copy is not null, dy is also written there in copy_dtype (f32 */               \
+  /* or bf16: rounded) on the same pass (a Linear's gradient, read by both its backward products). */                \
+  OP(void, bias_grad, (const float* dy, std::int64_t rows, int cols, float* dbias, void* dy_copy, DType copy_dtype), \
+     (dy, rows, cols, dbias, dy_copy, copy_dtype))                                                                   \
   OP(double, sum_squares, (const float* x, std::int64_t n), (x, n))                                                  \
   /* y = dropout(x) (y may be x): keeps each element with probability 1 - p, scaled by 1 / (1 - p). */               \
   /* The mask is a pure function of (seed, element index): the same call on the gradient in the */                   \
@@ -190,19 +181,15 @@ struct AdamHyper {
      (dout, batch, seq_len, dim, dpositions))                                                                        \
   /* Fused log-softmax + label-smoothed cross-entropy over rows of logits [rows, vocab]. Targets */                  \
   /* equal to ignore_id contribute nothing. The target distribution is (1 - smoothing) on the */                     \
-  /* target plus smoothing / vocab on every class (PyTorch's definition). Logits are overwritten */                  \
-  /* by grad_scale * dloss/dlogits (zero rows for ignored targets). If row_nll is given, it */                       \
-  /* receives each row's -log p(target) (0 for ignored rows), [rows] in device memory. */                            \
+  /* target plus smoothing / vocab on every class (PyTorch's definition). The gradient, */                           \
+  /* grad_scale * dloss/dlogits (zero rows for ignored targets), goes to grad [rows, vocab] in */                    \
+  /* grad_dtype (f32, or bf16 rounded: the output layer reads it so), the logits staying as they */                  \
+  /* were; with grad null it overwrites the logits. If row_nll is given, it receives each row's */                   \
+  /* -log p(target) (0 for ignored rows), [rows] in device memory. */                                                \
   OP(LossSums, cross_entropy,                                                                                        \
      (float* logits, const std::int32_t* targets, std::int64_t rows, int vocab, float smoothing, int ignore_id,      \
-      float grad_scale, float* row_nll),                                                                             \
-     (logits, targets, rows, vocab, smoothing, ignore_id, grad_scale, row_nll))                                      \
-  /* The same with the gradient written to grad, rounded to bf16 (the output layer reads it so); */                  \
-  /* the logits stay as they were. */                                                                                \
-  OP(LossSums, cross_entropy_to_bf16,                                                                                \
-     (float* logits, const std::int32_t* targets, std::int64_t rows, int vocab, float smoothing, int ignore_id,      \
-      float grad_scale, Bf16* grad),                                                                                 \
-     (logits, targets, rows, vocab, smoothing, ignore_id, grad_scale, grad))                                         \
+      float grad_scale, float* row_nll, void* grad, DType grad_dtype),                                               \
+     (logits, targets, rows, vocab, smoothing, ignore_id, grad_scale, row_nll, grad, grad_dtype))                    \
   /* log-softmax over the last dimension, in place (decoding). */                                                    \
   OP(void, log_softmax, (float* x, std::int64_t rows, int cols), (x, rows, cols))                                    \
   /* Per row: the k largest values in descending order (ties: lower index first) and their */                        \
@@ -237,10 +224,11 @@ class Backend {
 
   // The matrix product: C = alpha · op(A) · op(B) + beta · C with op(A) m×k, op(B) k×n, C m×n
   // (float, row stride ldc); batch null for one product, else a batch of them (GemmBatch).
-  // What it computes in follows from the operands' types:
-  //   f32 × f32: float32, or the backend's MatmulPrecision for a single product (bf16: inputs
-  //              rounded to bfloat16, float32 sums);
-  //   bf16 with f32 or bf16 (or batch->bf16): bfloat16 inputs, float32 sums;
+  // What it computes in follows from the operands' types and the backend's MatmulPrecision, one
+  // rule for single and batched products alike:
+  //   f32 × f32: the backend's precision (fp32: float32; bf16: inputs rounded to bfloat16,
+  //              float32 sums);
+  //   bf16 with f32 or bf16: bfloat16 inputs, float32 sums;
   //   f32 × s8 (A the activations, not transposed; B an s8 weight, transposed: y = x·Wᵀ): each
   //              row of A quantized on the fly to 8-bit (7-bit without VNNI) unsigned integers with its own scale and
   //              zero point, integer products summed exactly in int32, then scaled back to float.

@@ -376,15 +376,11 @@ LossSums Transformer::forward_backward(const TokenBatch& b, const nn::Dropout& d
     // the backend keeps bf16 activations), which goes straight back through the output layer.
     const float* y = workspace_.decoder_outputs.back() + first * d;
     float* dy = workspace_.d_decoder + first * d;
-    if (d_logits_bf16) {
-      sums += backend_->cross_entropy_to_bf16(workspace_.logits, workspace_.tgt_out + first, count, config_.vocab_size,
-                                              config_.label_smoothing, kPadId, grad_scale, d_logits_bf16);
-      embedding_.project_backward(*backend_, y, count, d_logits_bf16, dy);
-    } else {
-      sums += backend_->cross_entropy(workspace_.logits, workspace_.tgt_out + first, count, config_.vocab_size,
-                                      config_.label_smoothing, kPadId, grad_scale, nullptr);
-      embedding_.project_backward(*backend_, y, count, workspace_.logits, dy);
-    }
+    const nn::Activations d_logits = d_logits_bf16 ? nn::Activations(d_logits_bf16) : workspace_.logits;
+    sums += backend_->cross_entropy(workspace_.logits, workspace_.tgt_out + first, count, config_.vocab_size,
+                                    config_.label_smoothing, kPadId, grad_scale, nullptr,
+                                    /*grad (null: over the logits)=*/d_logits_bf16, DType::bf16);
+    embedding_.project_backward(*backend_, y, count, d_logits, dy);
   });
   backward(b, dropout);
   return sums;
@@ -397,7 +393,7 @@ LossSums Transformer::evaluate(const TokenBatch& b) {
   LossSums sums;
   for_each_logits_block(b, [&](std::int64_t first, std::int64_t count) {
     sums += backend_->cross_entropy(workspace_.logits, workspace_.tgt_out + first, count, config_.vocab_size,
-                                    config_.label_smoothing, kPadId, 0.0f, nullptr);
+                                    config_.label_smoothing, kPadId, 0.0f, nullptr, nullptr, DType::f32);
   });
   return sums;
 }
@@ -410,7 +406,7 @@ std::vector<double> Transformer::sentence_log_probs(const TokenBatch& b, nn::Att
   DeviceBuffer<float> row_nll(*backend_, static_cast<std::size_t>(rows));
   for_each_logits_block(b, [&](std::int64_t first, std::int64_t count) {
     backend_->cross_entropy(workspace_.logits, workspace_.tgt_out + first, count, config_.vocab_size, 0.0f, kPadId,
-                            0.0f, row_nll.data() + first);
+                            0.0f, row_nll.data() + first, nullptr, DType::f32);
   });
   std::vector<float> host(static_cast<std::size_t>(rows));
   backend_->copy_to_host(host.data(), row_nll.data(), host.size() * sizeof(float));

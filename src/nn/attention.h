@@ -5,39 +5,35 @@
 #include <cstdint>
 
 #include "kernels/backend.h"
+#include "nn/activations.h"
 
 namespace attn::nn {
 
-// Rows of sentence b start at data + b·batch_stride; consecutive rows are ld elements apart;
-// head i of a row starts at i·d_k (or i·d_v). The elements are floats, or bf16 if bf16.
+// Rows of sentence b start at rows + b·batch_stride; consecutive rows are ld elements apart;
+// head i of a row starts at i·d_k (or i·d_v). The elements are floats, or bf16 (Activations).
 struct HeadsView {
-  const void* data = nullptr;
+  Activations rows;
   int ld = 0;
   std::int64_t batch_stride = 0;
-  bool bf16 = false;
+  // All of it as a batched product's operand (GemmBatch strides pick the sentence and head).
+  MatrixRef matrix(Trans trans = Trans::No) const { return rows.matrix(ld, trans); }
 };
 
 // A dense [batch·length, width] matrix of heads (consecutive rows width elements apart).
-inline HeadsView dense_heads(const void* data, int width, int length, bool bf16 = false) {
-  return {data, width, static_cast<std::int64_t>(length) * width, bf16};
+inline HeadsView dense_heads(Activations rows, int width, int length) {
+  return {rows, width, static_cast<std::int64_t>(length) * width};
 }
 
 // Projected queries, keys or values as attention reads them, in the forward pass and again in
 // the backward pass: x itself, or where the backend keeps bf16 activations (kept non-null) x
 // rounded once into kept, so that x's float buffer can be shared by all layers.
-struct Projected {
-  const void* data;
-  bool bf16;
-  Projected(const float* x) : data(x), bf16(false) {}
-  Projected(const Bf16* x) : data(x), bf16(true) {}
-};
-inline Projected project_kept(Backend& be, const float* x, std::int64_t n, Bf16* kept) {
+inline Activations project_kept(Backend& be, const float* x, std::int64_t n, Bf16* kept) {
   if (!kept) return x;
   be.to_bf16(x, n, kept);
   return kept;
 }
 // What the backward pass reads: the kept copy if there is one.
-inline Projected kept_or(const Bf16* kept, const float* x) { return kept ? Projected(kept) : Projected(x); }
+inline Activations kept_or(const Bf16* kept, const float* x) { return kept ? Activations(kept) : Activations(x); }
 
 struct AttentionShape {
   int batch = 0, heads = 0, d_k = 0, d_v = 0;

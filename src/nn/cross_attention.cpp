@@ -2,13 +2,10 @@
 
 namespace attn::nn {
 
-HeadsView CrossAttention::keys(Projected kv_rows, int length) const {
-  return dense_heads(kv_rows.data, kv.out, length, kv_rows.bf16);
-}
+HeadsView CrossAttention::keys(Activations kv_rows, int length) const { return dense_heads(kv_rows, kv.out, length); }
 
-HeadsView CrossAttention::values(Projected kv_rows, int length) const {
-  const std::size_t element = kv_rows.bf16 ? sizeof(Bf16) : sizeof(float);
-  return dense_heads(static_cast<const char*>(kv_rows.data) + heads * d_k * element, kv.out, length, kv_rows.bf16);
+HeadsView CrossAttention::values(Activations kv_rows, int length) const {
+  return dense_heads(kv_rows.offset(heads * d_k), kv.out, length);
 }
 
 AttentionShape CrossAttention::forward(Backend& be, const float* x, const float* memory, int batch, int length,
@@ -28,11 +25,11 @@ AttentionShape CrossAttention::forward(Backend& be, const float* x, const float*
     out.forward(be, cache.ctx, rows, y);
     return shape(static_cast<int>(rows), 1, memory_length);
   }
-  const Projected queries = project_kept(be, cache.q, rows * q.out, cache.q_bf16);
+  const Activations queries = project_kept(be, cache.q, rows * q.out, cache.q_bf16);
   kv.forward(be, memory, memory_rows, cache.kv);
-  const Projected projected = project_kept(be, cache.kv, memory_rows * kv.out, cache.kv_bf16);
+  const Activations projected = project_kept(be, cache.kv, memory_rows * kv.out, cache.kv_bf16);
   const AttentionShape s = shape(batch, length, memory_length);
-  attention_forward(be, s, dense_heads(queries.data, q.out, length, queries.bf16), keys(projected, memory_length),
+  attention_forward(be, s, dense_heads(queries, q.out, length), keys(projected, memory_length),
                     values(projected, memory_length), mask, cache.probs, cache.ctx);
   out.forward(be, cache.ctx, rows, y);
   return s;
@@ -44,8 +41,8 @@ void CrossAttention::backward(Backend& be, const float* x, const float* memory, 
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   const std::int64_t memory_rows = static_cast<std::int64_t>(batch) * memory_length;
   const AttentionShape s = shape(batch, length, memory_length);
-  const Projected kept_q = kept_or(cache.q_bf16, cache.q), memory_kv = kept_or(cache.kv_bf16, cache.kv);
-  const HeadsView queries = dense_heads(kept_q.data, q.out, length, kept_q.bf16);
+  const Activations kept_q = kept_or(cache.q_bf16, cache.q), memory_kv = kept_or(cache.kv_bf16, cache.kv);
+  const HeadsView queries = dense_heads(kept_q, q.out, length);
   const HeadsView k = keys(memory_kv, memory_length), v = values(memory_kv, memory_length);
   attention_probs(be, s, queries, k, mask, cache.probs);
   attention_context(be, s, cache.probs, v, cache.ctx);

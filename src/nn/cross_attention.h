@@ -27,8 +27,8 @@ struct CrossAttention {
   AttentionShape shape(int batch, int queries, int keys) const { return {batch, heads, d_k, d_v, queries, keys}; }
   // Views of memory projected by the fused kv product ([rows, h·(d_k + d_v)], as incremental
   // decoding keeps it), for `length` memory rows per sentence.
-  HeadsView keys(Projected kv_rows, int length) const;
-  HeadsView values(Projected kv_rows, int length) const;
+  HeadsView keys(Activations kv_rows, int length) const;
+  HeadsView values(Activations kv_rows, int length) const;
 
   // memory_kv: the memory already projected by kv (incremental decoding projects it once per
   // sentence and gives each of the batch·length rows, one query each, its sentence's cached row;

@@ -17,13 +17,9 @@ void FeedForward::forward(Backend& be, const float* x, std::int64_t rows, const 
 // gradient is 0 either way), then the same mask scales ∂L/∂h' into ∂L/∂h.
 void FeedForward::backward(Backend& be, const float* x, std::int64_t rows, const Hidden& hidden, const float* dy,
                            float* d_hidden, float* dx, Bf16* dy_bf16, const HiddenDropout& dropout) const {
-  if (hidden.bf16) {
-    fc2.backward(be, hidden.bf16, dy, rows, d_hidden, /*accumulate_dx=*/false, dy_bf16);
-    be.relu_backward(d_hidden, hidden.bf16, rows * fc1.out);
-  } else {
-    fc2.backward(be, hidden.f32, dy, rows, d_hidden, /*accumulate_dx=*/false, dy_bf16);
-    be.relu_backward(d_hidden, hidden.f32, rows * fc1.out);
-  }
+  const Activations kept = hidden.bf16 ? Activations(hidden.bf16) : Activations(hidden.f32);
+  fc2.backward(be, kept, dy, rows, d_hidden, /*accumulate_dx=*/false, dy_bf16);
+  be.relu_backward(d_hidden, kept.data, kept.dtype, rows * fc1.out);
   if (dropout.rate > 0) be.dropout(d_hidden, d_hidden, rows * fc1.out, dropout.rate, dropout.seed);
   fc1.backward(be, x, d_hidden, rows, dx, /*accumulate_dx=*/true, dy_bf16);
 }

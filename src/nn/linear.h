@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "kernels/backend.h"
+#include "nn/activations.h"
 
 namespace attn::nn {
 
@@ -20,24 +21,15 @@ struct Linear {
   MatrixRef weight_operand() const { return weight_s8.data ? weight_s8 : f32_matrix(weight, in, Trans::Yes); }
 
   // y [rows, out] (row stride ldy, default out) = x [rows, in] · Wᵀ + b, optionally through ReLU
-  // (without a bias: no ReLU either).
-  void forward(Backend& be, const float* x, std::int64_t rows, float* y, bool relu = false, int ldy = 0) const;
+  // (without a bias: no ReLU either). x is float, or bf16 where the backend keeps bf16 activations.
+  void forward(Backend& be, Activations x, std::int64_t rows, float* y, bool relu = false, int ldy = 0) const;
   // Accumulates ∂W += dyᵀ·x and ∂b += Σ dy; dx = dy·W, added to dx's contents if accumulate_dx.
-  // dx may be null when the input needs no gradient. Where the backend keeps bf16 activations,
-  // dy_bf16 (scratch, rows·out) takes dy rounded to bf16 once for both products that read it.
-  void backward(Backend& be, const float* x, const float* dy, std::int64_t rows, float* dx, bool accumulate_dx,
+  // dx may be null when the input needs no gradient. x as in forward. dy is float, or bf16 (the
+  // loss writes the logits' gradient so; a layer without a bias only: ∂b needs float rows). Where
+  // the backend keeps bf16 activations, dy_bf16 (scratch, rows·out) takes a float dy rounded to
+  // bf16 once for both products that read it.
+  void backward(Backend& be, Activations x, Activations dy, std::int64_t rows, float* dx, bool accumulate_dx,
                 Bf16* dy_bf16 = nullptr) const;
-  // The same with dy given in bf16 only (the loss writes the logits' gradient so); no bias.
-  void backward_from_bf16(Backend& be, const float* x, const Bf16* dy, std::int64_t rows, float* dx,
-                          bool accumulate_dx) const;
-  // The same with x kept in bf16 (Backend::keeps_bf16_activations); y and dy stay float.
-  void forward(Backend& be, const Bf16* x, std::int64_t rows, float* y) const;
-  void backward(Backend& be, const Bf16* x, const float* dy, std::int64_t rows, float* dx, bool accumulate_dx,
-                Bf16* dy_bf16 = nullptr) const;
-
- private:
-  void backward(Backend& be, const void* x, bool x_bf16, const float* dy, std::int64_t rows, float* dx,
-                bool accumulate_dx, Bf16* dy_bf16) const;
 };
 
 }  // namespace attn::nn

@@ -2,13 +2,11 @@
 
 namespace attn::nn {
 
-SelfAttention::Views SelfAttention::views(Projected qkv_rows, int length) const {
+SelfAttention::Views SelfAttention::views(Activations qkv_rows, int length) const {
   const std::int64_t stride = static_cast<std::int64_t>(length) * qkv.out;
-  const std::size_t element = qkv_rows.bf16 ? sizeof(Bf16) : sizeof(float);
-  auto at = [&](int column) { return static_cast<const char*>(qkv_rows.data) + column * element; };
-  return {{at(0), qkv.out, stride, qkv_rows.bf16},
-          {at(heads * d_k), qkv.out, stride, qkv_rows.bf16},
-          {at(2 * heads * d_k), qkv.out, stride, qkv_rows.bf16}};
+  return {{qkv_rows, qkv.out, stride},
+          {qkv_rows.offset(heads * d_k), qkv.out, stride},
+          {qkv_rows.offset(2 * heads * d_k), qkv.out, stride}};
 }
 
 AttentionShape SelfAttention::forward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask,

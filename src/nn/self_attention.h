@@ -46,7 +46,7 @@ struct SelfAttention {
   struct Views {
     HeadsView q, k, v;
   };
-  Views views(Projected qkv_rows, int length) const;  // of rows laid out like Cache::qkv
+  Views views(Activations qkv_rows, int length) const;  // of rows laid out like Cache::qkv
 
   AttentionShape shape(int batch, int length) const { return {batch, heads, d_k, d_v, length, length}; }
   // y [B·T, d_model] = W_o · Attention(x). With a key/value cache (incremental decoding), each of

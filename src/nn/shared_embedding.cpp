@@ -28,14 +28,9 @@ void SharedEmbedding::project(Backend& be, const float* y, std::int64_t rows, fl
   output_layer().forward(be, y, rows, logits);
 }
 
-void SharedEmbedding::project_backward(Backend& be, const float* y, std::int64_t rows, const float* d_logits,
+void SharedEmbedding::project_backward(Backend& be, const float* y, std::int64_t rows, Activations d_logits,
                                        float* dy) const {
   output_layer().backward(be, y, d_logits, rows, dy, /*accumulate_dx=*/false);
-}
-
-void SharedEmbedding::project_backward(Backend& be, const float* y, std::int64_t rows, const Bf16* d_logits,
-                                       float* dy) const {
-  output_layer().backward_from_bf16(be, y, d_logits, rows, dy, /*accumulate_dx=*/false);
 }
 
 }  // namespace attn::nn

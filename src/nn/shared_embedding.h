@@ -33,8 +33,7 @@ struct SharedEmbedding {
   void project(Backend& be, const float* y, std::int64_t rows, float* logits) const;
   // dy = d_logits · E (overwritten); E's gradient += d_logitsᵀ · y. d_logits in float, or in
   // bf16 (as the loss writes it where the backend keeps bf16 activations).
-  void project_backward(Backend& be, const float* y, std::int64_t rows, const float* d_logits, float* dy) const;
-  void project_backward(Backend& be, const float* y, std::int64_t rows, const Bf16* d_logits, float* dy) const;
+  void project_backward(Backend& be, const float* y, std::int64_t rows, Activations d_logits, float* dy) const;
 };
 
 }  // namespace attn::nn

@@ -232,25 +232,37 @@ void relu_backward_case(Backend& be, bool bf16) {
     Guarded<float> dy(be, dy0);
     auto dy32 = to_device(be, y);
     auto dy16 = to_device(be, y16);
-    bf16 ? be.relu_backward(dy.data(), dy16.data(), n) : be.relu_backward(dy.data(), dy32.data(), n);
+    bf16 ? be.relu_backward(dy.data(), dy16.data(), DType::bf16, n)
+         : be.relu_backward(dy.data(), dy32.data(), DType::f32, n);
     Expected want;
     for (std::int64_t i = 0; i < n; ++i) want.add((bf16 ? bf16_value(y16[i]) : y[i]) > 0 ? dy0[i] : 0.0);
     want.check(dy.host(), "dy");
   }
 }
-void run_relu_backward_f32(Backend& be) { relu_backward_case(be, false); }
-void run_relu_backward_bf16(Backend& be) { relu_backward_case(be, true); }
+void run_relu_backward(Backend& be) {
+  for (bool bf16 : {false, true}) {
+    SCOPED_TRACE(bf16 ? "y in bf16" : "y in f32");
+    relu_backward_case(be, bf16);
+  }
+}
 
-// bias_grad (dbias += Σ rows of dy) and bias_grad_to_bf16 (the same, and dy rounded to bf16).
-void bias_grad_case(Backend& be, bool to_bf16) {
+// bias_grad: dbias += Σ rows of dy, and dy copied on the same pass where asked: none, f32 (the
+// same bits), bf16 (rounded to nearest even).
+void bias_grad_case(Backend& be, const char* copy) {
+  const std::string kind = copy;
   for (Shape s : kShapes) {
-    SCOPED_TRACE(str(s));
+    SCOPED_TRACE(str(s) + ", copy: " + kind);
     const auto dy = random_values(size(s), 15, -2, 2), init = random_values(s.cols, 16);
     auto d_dy = to_device(be, dy);
     Guarded<float> dbias(be, init);
     Guarded<Bf16> dy16(be, static_cast<std::int64_t>(size(s)));
-    to_bf16 ? be.bias_grad_to_bf16(d_dy.data(), s.rows, s.cols, dbias.data(), dy16.data())
-            : be.bias_grad(d_dy.data(), s.rows, s.cols, dbias.data());
+    Guarded<float> dy32(be, static_cast<std::int64_t>(size(s)));
+    if (kind == "bf16")
+      be.bias_grad(d_dy.data(), s.rows, s.cols, dbias.data(), dy16.data(), DType::bf16);
+    else if (kind == "f32")
+      be.bias_grad(d_dy.data(), s.rows, s.cols, dbias.data(), dy32.data(), DType::f32);
+    else
+      be.bias_grad(d_dy.data(), s.rows, s.cols, dbias.data(), nullptr, DType::f32);
     Expected want;
     for (int c = 0; c < s.cols; ++c) {
       double sum = init[c], abs_sum = std::abs(init[c]);
@@ -258,14 +270,18 @@ void bias_grad_case(Backend& be, bool to_bf16) {
       want.add(sum, (s.rows + 1) * kU32 * abs_sum);
     }
     want.check(dbias.host(), "dbias");
-    if (!to_bf16) continue;
+    if (kind == "f32") {
+      EXPECT_EQ(dy32.host(), dy) << "the f32 copy of dy";
+    }
+    if (kind != "bf16") continue;
     std::vector<Bf16> rounded(dy.size());
     std::transform(dy.begin(), dy.end(), rounded.begin(), bf16_nearest_even);
-    EXPECT_EQ(dy16.host(), rounded) << "dy_bf16";
+    EXPECT_EQ(dy16.host(), rounded) << "dy rounded to bf16";
   }
 }
-void run_bias_grad(Backend& be) { bias_grad_case(be, false); }
-void run_bias_grad_to_bf16(Backend& be) { bias_grad_case(be, true); }
+void run_bias_grad(Backend& be) {
+  for (const char* copy : {"none", "f32", "bf16"}) bias_grad_case(be, copy);
+}
 
 void run_sum_squares(Backend& be) {
   for (std::int64_t n : kSizes) {
@@ -674,26 +690,33 @@ void run_positions_backward(Backend& be) {
 
 // ---- Loss and decoding.
 
-// cross_entropy and cross_entropy_to_bf16 against PyTorch's definition: target distribution q =
-// (1 - ε) on the target + ε / V everywhere, loss Σ_j q_j·(lse - x_j), nll lse - x_target, gradient
-// grad_scale·(p - q); rows whose target is ignore_id count nothing and get zero gradients.
-void cross_entropy_case(Backend& be, bool bf16) {
+// cross_entropy against PyTorch's definition: target distribution q = (1 - ε) on the target + ε / V
+// everywhere, loss Σ_j q_j·(lse - x_j), nll lse - x_target, gradient grad_scale·(p - q); rows
+// whose target is ignore_id count nothing and get zero gradients. The gradient over the logits
+// (grad null), into a separate f32 buffer, or into a bf16 one (rounded); with either of the
+// latter the logits stay as they were.
+enum class GradInto { logits, f32, bf16 };
+void cross_entropy_case(Backend& be, GradInto into) {
+  const bool bf16 = into == GradInto::bf16;
   for (std::size_t i = 0; i < kShapes.size(); ++i) {
     const Shape s = kShapes[i];  // rows × vocab
     const float smoothing = i % 2 ? 0.1f : 0.0f, grad_scale = i % 3 ? 0.5f : 1.0f;
     const int ignore_id = i % 2 ? -1 : 0;
-    const bool row_nll = !bf16 && i % 3 != 1;
+    const bool row_nll = i % 3 != 1;
     SCOPED_TRACE(str(s) + " smoothing " + std::to_string(smoothing) + " ignore " + std::to_string(ignore_id));
     const auto logits = random_values(size(s), 50, -4, 4);
     auto targets = random_ints(s.rows, 51, 0, s.cols);
     for (std::int64_t r = 3; r < s.rows; r += 4) targets[r] = ignore_id;
     Guarded<float> d_logits(be, logits), nll(be, s.rows);
     Guarded<Bf16> grad(be, static_cast<std::int64_t>(size(s)));
+    Guarded<float> grad32(be, static_cast<std::int64_t>(size(s)));
     auto d_targets = to_device(be, targets);
-    const LossSums got = bf16 ? be.cross_entropy_to_bf16(d_logits.data(), d_targets.data(), s.rows, s.cols, smoothing,
-                                                         ignore_id, grad_scale, grad.data())
-                              : be.cross_entropy(d_logits.data(), d_targets.data(), s.rows, s.cols, smoothing,
-                                                 ignore_id, grad_scale, row_nll ? nll.data() : nullptr);
+    void* grad_out = into == GradInto::bf16  ? static_cast<void*>(grad.data())
+                     : into == GradInto::f32 ? static_cast<void*>(grad32.data())
+                                             : nullptr;
+    const LossSums got =
+        be.cross_entropy(d_logits.data(), d_targets.data(), s.rows, s.cols, smoothing, ignore_id, grad_scale,
+                         row_nll ? nll.data() : nullptr, grad_out, bf16 ? DType::bf16 : DType::f32);
     Expected want_grad, want_nll;
     double loss = 0, nll_sum = 0, loss_tol = 0;
     std::int64_t tokens = 0;
@@ -723,18 +746,28 @@ void cross_entropy_case(Backend& be, bool bf16) {
     EXPECT_NEAR(got.nll, nll_sum, loss_tol);
     EXPECT_EQ(got.tokens, tokens);
     if (row_nll) want_nll.check(nll.host(), "row_nll");
-    if (!bf16) {
+    if (into == GradInto::logits) {
       want_grad.check(d_logits.host(), "logits (now the gradient)");
       continue;
     }
     EXPECT_EQ(d_logits.host(), logits) << "the logits stay as they were";
+    if (into == GradInto::f32) {
+      want_grad.check(grad32.host(), "grad (f32)");
+      continue;
+    }
     std::vector<float> widened;
     for (Bf16 b : grad.host()) widened.push_back(bf16_value(b));
     want_grad.check(widened, "grad (bf16)");
   }
 }
-void run_cross_entropy(Backend& be) { cross_entropy_case(be, false); }
-void run_cross_entropy_to_bf16(Backend& be) { cross_entropy_case(be, true); }
+void run_cross_entropy(Backend& be) {
+  for (GradInto into : {GradInto::logits, GradInto::f32, GradInto::bf16}) {
+    SCOPED_TRACE(into == GradInto::logits ? "gradient over the logits"
+                 : into == GradInto::f32  ? "gradient into f32"
+                                          : "gradient into bf16");
+    cross_entropy_case(be, into);
+  }
+}
 
 void run_log_softmax(Backend& be) {
   for (Shape s : kShapes) {
@@ -937,10 +970,8 @@ const OpCase kCases[] = {
     OP_CASE(scale, "exact: one float32 rounding"),
     OP_CASE(add_bias, "exact: one float32 rounding"),
     OP_CASE(add_bias_relu, "exact: one float32 rounding"),
-    OpCase{"relu_backward_f32", "relu_backward", "const float* y", "exact (a selection)", run_relu_backward_f32},
-    OpCase{"relu_backward_bf16", "relu_backward", "const Bf16* y", "exact (a selection)", run_relu_backward_bf16},
-    OP_CASE(bias_grad, "a float32 sum: (rows + 1)·u·Σ|terms|"),
-    OP_CASE(bias_grad_to_bf16, "as bias_grad; dy_bf16 exact bits (round to nearest even)"),
+    OP_CASE(relu_backward, "exact (a selection), y in f32 and in bf16"),
+    OP_CASE(bias_grad, "a float32 sum: (rows + 1)·u·Σ|terms|; the copy of dy exact bits (f32, bf16 to nearest even)"),
     OP_CASE(sum_squares, "a double sum: (n + 1)·2^-53·Σx²"),
     OP_CASE(dropout, "kept elements 4u from x/(1-p); masks exactly equal; kept count within 5 sigma"),
     OP_CASE(layernorm, "float32 row sums: (cols + 8)·u relative to the terms"),
@@ -953,8 +984,9 @@ const OpCase kCases[] = {
     OP_CASE(embedding, "f32 table 2u, s8 table 4u, of |table·scale| + |position|"),
     OP_CASE(embedding_backward, "float32 sums: (n + 2)·u·Σ|terms|"),
     OP_CASE(positions_backward, "float32 sums: (batch + 1)·u·Σ|terms|"),
-    OP_CASE(cross_entropy, "softmax's bound on p; a row's loss (V + 16 + 2·range)·u·(1 + |lse| + max|x|)"),
-    OP_CASE(cross_entropy_to_bf16, "as cross_entropy, the gradient 2^-8 relatively besides (bf16)"),
+    OP_CASE(cross_entropy,
+            "softmax's bound on p; a row's loss (V + 16 + 2·range)·u·(1 + |lse| + max|x|); a bf16 gradient 2^-8 "
+            "relatively besides"),
     OP_CASE(log_softmax, "(cols + 16 + 2·range)·u + 2u·(|lse| + |y|)"),
     OP_CASE(topk, "exact values and indices"),
     OP_CASE(gather_rows, "exact"),

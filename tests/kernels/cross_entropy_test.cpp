@@ -41,7 +41,7 @@ TEST_P(CrossEntropyTest, HandWorkedValue) {
   // loss = 0.9·(-log 0.5) + 0.1/3·(-log 0.25 - log 0.5 - log 0.25) = 0.9·ln2 + (0.1/3)·5·ln2
   auto logits = testing::to_device(be, std::vector<float>{0, std::log(2.0f), 0});
   auto targets = testing::to_device(be, std::vector<std::int32_t>{1});
-  LossSums s = be.cross_entropy(logits.data(), targets.data(), 1, 3, 0.1f, -1, 1.0f, nullptr);
+  LossSums s = be.cross_entropy(logits.data(), targets.data(), 1, 3, 0.1f, -1, 1.0f, nullptr, nullptr, DType::f32);
   EXPECT_NEAR(s.loss, (0.9 + 0.5 / 3) * std::log(2.0), 1e-6);
   EXPECT_NEAR(s.nll, std::log(2.0), 1e-6);
   EXPECT_EQ(s.tokens, 1);
@@ -63,7 +63,8 @@ TEST_P(CrossEntropyTest, MatchesReferenceAndFiniteDifferencesIgnoringPadding) {
   auto d = testing::to_device(be, logits);
   auto t = testing::to_device(be, targets);
   DeviceBuffer<float> row_nll(be, rows);
-  LossSums s = be.cross_entropy(d.data(), t.data(), rows, vocab, eps, pad, grad_scale, row_nll.data());
+  LossSums s =
+      be.cross_entropy(d.data(), t.data(), rows, vocab, eps, pad, grad_scale, row_nll.data(), nullptr, DType::f32);
   // Per-row -log p(target): the reference with no smoothing, one row at a time.
   const auto nll = testing::to_host(be, row_nll);
   for (int r = 0; r < rows; ++r) {

@@ -24,11 +24,11 @@ TEST_P(ElementwiseTest, BiasReluAndTheirGradients) {
   be.add_bias_relu(x.data(), bias.data(), 2, 3);
   EXPECT_EQ(testing::to_host(be, x), (std::vector<float>{0, 1, 0.5f, 0, 0, 0}));
   auto dy = testing::to_device(be, std::vector<float>{1, 2, 3, 4, 5, 6});
-  be.relu_backward(dy.data(), x.data(), 6);
+  be.relu_backward(dy.data(), x.data(), DType::f32, 6);
   EXPECT_EQ(testing::to_host(be, dy), (std::vector<float>{0, 2, 3, 0, 0, 0}));
   auto db = testing::to_device(be, std::vector<float>{10, 10, 10});
   auto g = testing::to_device(be, std::vector<float>{1, 2, 3, 4, 5, 6});
-  be.bias_grad(g.data(), 2, 3, db.data());
+  be.bias_grad(g.data(), 2, 3, db.data(), nullptr, DType::f32);
   EXPECT_EQ(testing::to_host(be, db), (std::vector<float>{15, 17, 19}));
 }
 

@@ -162,78 +162,12 @@ TEST_F(GemmBf16Test, ConversionRoundsToNearestEven) {
   for (std::size_t i = 3; i < x.size(); ++i) ASSERT_EQ(got[i], bf16_bits(x[i])) << i << " " << x[i];
 }
 
-TEST_F(GemmBf16Test, BiasGradientRoundsTheGradientOnTheSamePass) {
-  // A Linear's backward under bf16: ∂b += Σ rows of dy (a double sum for the reference) and dy
-  // rounded to bf16 (bit for bit as the independent rounding rule), over more rows than the sum's
-  // fixed chunks and widths that are not multiples of 16; the float32 bias gradient alike.
-  Backend& be = cpu_backend(MatmulPrecision::bf16);
-  for (int cols : {1, 37, 300})
-    for (std::int64_t rows : {1, 5, 333}) {
-      const auto dy = random_values(static_cast<std::size_t>(rows * cols), 61, -2, 2);
-      const auto init = random_values(static_cast<std::size_t>(cols), 62);
-      std::vector<double> want(init.begin(), init.end());
-      for (std::int64_t r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) want[c] += dy[r * cols + c];
-      auto d_dy = testing::to_device(be, dy);
-      auto fused = testing::to_device(be, init), plain = testing::to_device(be, init);
-      DeviceBuffer<Bf16> dy16(be, dy.size());
-      be.bias_grad_to_bf16(d_dy.data(), rows, cols, fused.data(), dy16.data());
-      be.bias_grad(d_dy.data(), rows, cols, plain.data());
-      const auto got_fused = testing::to_host(be, fused), got_plain = testing::to_host(be, plain);
-      for (int c = 0; c < cols; ++c) {
-        ASSERT_NEAR(got_fused[c], want[c], 1e-4) << rows << "x" << cols << " column " << c;
-        ASSERT_NEAR(got_plain[c], want[c], 1e-4) << rows << "x" << cols << " column " << c;
-      }
-      std::vector<Bf16> bits(dy.size());
-      be.copy_to_host(bits.data(), dy16.data(), bits.size() * sizeof(Bf16));
-      for (std::size_t i = 0; i < dy.size(); ++i)
-        ASSERT_EQ(bits[i], bf16_bits(dy[i])) << rows << "x" << cols << " " << i;
-    }
-}
-
-TEST_F(GemmBf16Test, CrossEntropyWritesItsGradientInBf16) {
-  // The loss under bf16 writes grad_scale·(p - q) rounded to bf16 and leaves the logits as they
-  // were; padding rows get zeros. p (softmax in double) and q (label smoothing) computed here.
-  Backend& be = cpu_backend(MatmulPrecision::bf16);
-  const int rows = 6, vocab = 50, pad = 0;
-  const float eps = 0.1f, grad_scale = 0.25f;
-  const auto logits = random_values(rows * vocab, 71, -4, 4);
-  const std::vector<std::int32_t> targets{3, 0, 49, 17, 0, 8};
-  auto d_logits = testing::to_device(be, logits);
-  auto d_targets = testing::to_device(be, targets);
-  DeviceBuffer<Bf16> grad(be, logits.size());
-  const LossSums s =
-      be.cross_entropy_to_bf16(d_logits.data(), d_targets.data(), rows, vocab, eps, pad, grad_scale, grad.data());
-  EXPECT_EQ(testing::to_host(be, d_logits), logits);
-  std::vector<Bf16> bits(logits.size());
-  be.copy_to_host(bits.data(), grad.data(), bits.size() * sizeof(Bf16));
-  double nll = 0;
-  for (int r = 0; r < rows; ++r) {
-    const float* x = &logits[r * vocab];
-    double m = x[0], z = 0;
-    for (int j = 1; j < vocab; ++j) m = std::max(m, double(x[j]));
-    for (int j = 0; j < vocab; ++j) z += std::exp(x[j] - m);
-    if (targets[r] != pad) nll += m + std::log(z) - x[targets[r]];
-    for (int j = 0; j < vocab; ++j) {
-      const double q = (j == targets[r] ? 1 - eps : 0.0) + eps / vocab;
-      const double want = targets[r] == pad ? 0.0 : grad_scale * (std::exp(x[j] - m) / z - q);
-      float got;
-      const std::uint32_t word = static_cast<std::uint32_t>(bits[r * vocab + j]) << 16;
-      std::memcpy(&got, &word, sizeof got);
-      ASSERT_NEAR(got, want, std::abs(want) / 256 + 1e-7) << "row " << r << " column " << j;
-    }
-  }
-  EXPECT_EQ(s.tokens, 4);
-  EXPECT_NEAR(s.nll, nll, 1e-4);
-}
-
 TEST_F(GemmBf16Test, BatchedBlocksRoundEveryOperandToBf16) {
-  // Attention's products in training under bf16: every operand (bf16 ones read in place, float
-  // ones rounded on the way in) is a bf16 value and the sums are float32, so the result is the
-  // exact product of the rounded operands up to float32 summation. Every transpose, bf16 on
-  // neither, either or both sides, sides that are not multiples of the tiles (odd k included),
-  // beta = 0 over NaN. A side over 256 takes the block-by-block route, which reads the operands'
-  // exact values in float32 (float operands not rounded).
+  // A bf16 backend's batched products (attention's): every operand (bf16 ones read in place, float
+  // ones rounded on the way in, as the backend's precision says) is a bf16 value and the sums are float32, so the
+  // result is the exact product of the rounded operands up to float32 summation. Every transpose, bf16 on neither,
+  // either or both sides, sides that are not multiples of the tiles (odd k included), beta = 0 over NaN. A side over
+  // 256 takes the block-by-block route, which reads the operands' exact values in float32 (float operands not rounded).
   Backend& be = cpu_backend(MatmulPrecision::bf16);
   const int outer = 2, inner = 3, count = outer * inner;
   struct Dims {
@@ -269,13 +203,12 @@ TEST_F(GemmBf16Test, BatchedBlocksRoundEveryOperandToBf16) {
             DeviceBuffer<Bf16> da16(be, a.size()), db16(be, b.size());
             be.copy_to_device(da16.data(), a_bits.data(), a_bits.size() * sizeof(Bf16));
             be.copy_to_device(db16.data(), b_bits.data(), b_bits.size() * sizeof(Bf16));
-            GemmBatch batch{outer, inner, inner * sa, sa, inner * sb, sb, inner * sc, sc};
-            batch.bf16 = true;  // float operands too are rounded
-            be.matmul(
-                m, n, k, 0.5f,
-                float_or_bf16_matrix(a16 ? static_cast<const void*>(da16.data()) : da.data(), a16, lda, Trans{ta}),
-                float_or_bf16_matrix(b16 ? static_cast<const void*>(db16.data()) : db.data(), b16, ldb, Trans{tb}),
-                beta, dc.data(), ldc, &batch);
+            const GemmBatch batch{outer, inner, inner * sa, sa, inner * sb, sb, inner * sc, sc};
+            // The backend's precision rounds the float operands too.
+            be.matmul(m, n, k, 0.5f,
+                      a16 ? bf16_matrix(da16.data(), lda, Trans{ta}) : f32_matrix(da.data(), lda, Trans{ta}),
+                      b16 ? bf16_matrix(db16.data(), ldb, Trans{tb}) : f32_matrix(db.data(), ldb, Trans{tb}), beta,
+                      dc.data(), ldc, &batch);
             const auto got = testing::to_host(be, dc);
             for (int i = 0; i < count; ++i) {
               const Product p{ta, tb, m, n, k, lda, ldb, ldc};
@@ -320,10 +253,8 @@ TEST_F(GemmBf16Test, OperandsKeptInBf16AreReadInPlace) {
           be.copy_to_device(db16.data(), b16.data(), b16.size() * sizeof(Bf16));
           const bool a_bf16 = which & 1, b_bf16 = which & 2;
           be.matmul(m, p.n, p.k, 0.5f,
-                    float_or_bf16_matrix(a_bf16 ? static_cast<const void*>(da16.data()) : da.data(), a_bf16, p.lda,
-                                         Trans{ta}),
-                    float_or_bf16_matrix(b_bf16 ? static_cast<const void*>(db16.data()) : db.data(), b_bf16, p.ldb,
-                                         Trans{tb}),
+                    a_bf16 ? bf16_matrix(da16.data(), p.lda, Trans{ta}) : f32_matrix(da.data(), p.lda, Trans{ta}),
+                    b_bf16 ? bf16_matrix(db16.data(), p.ldb, Trans{tb}) : f32_matrix(db.data(), p.ldb, Trans{tb}),
                     0.25f, dc.data(), p.ldc, nullptr);
           const auto got = testing::to_host(be, dc);
           for (int i = 0; i < m; ++i) {
@@ -333,18 +264,6 @@ TEST_F(GemmBf16Test, OperandsKeptInBf16AreReadInPlace) {
             for (int j = p.n; j < p.ldc; ++j) ASSERT_EQ(got[i * p.ldc + j], c[i * p.ldc + j]);
           }
         }
-}
-
-TEST_F(GemmBf16Test, ReluGradientThroughBf16Outputs) {
-  Backend& be = cpu_backend(MatmulPrecision::bf16);
-  // bf16 of 2.0, 0, -0, -1.5, the smallest positive bf16, -inf, +inf
-  const std::vector<Bf16> y{0x4000, 0x0000, 0x8000, 0xbfc0, 0x0001, 0xff80, 0x7f80};
-  const std::vector<float> dy{1, 2, 3, 4, 5, 6, 7};
-  DeviceBuffer<Bf16> dy16(be, y.size());
-  be.copy_to_device(dy16.data(), y.data(), y.size() * sizeof(Bf16));
-  auto d = testing::to_device(be, dy);
-  be.relu_backward(d.data(), dy16.data(), static_cast<std::int64_t>(dy.size()));
-  EXPECT_EQ(testing::to_host(be, d), (std::vector<float>{1, 0, 0, 0, 5, 0, 7}));
 }
 
 }  // namespace

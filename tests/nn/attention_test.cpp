@@ -176,10 +176,10 @@ TEST_P(AttentionTest, ForwardAndBackwardMatchTheFormula) {
     auto q_dev16 = testing::to_device(be, q16), kv_dev16 = testing::to_device(be, kv16);
     const void* q_data = bf16 ? static_cast<const void*>(q_dev16.data()) : q_dev32.data();
     const void* kv_data = bf16 ? static_cast<const void*>(kv_dev16.data()) : kv_dev32.data();
-    const std::size_t element = bf16 ? sizeof(Bf16) : sizeof(float);
     auto view = [&](const void* rows, int ld, int offset, int length) {
-      return nn::HeadsView{static_cast<const char*>(rows) + offset * element, ld,
-                           static_cast<std::int64_t>(length) * ld, bf16};
+      const nn::Activations first =
+          bf16 ? nn::Activations(static_cast<const Bf16*>(rows)) : nn::Activations(static_cast<const float*>(rows));
+      return nn::HeadsView{first.offset(offset), ld, static_cast<std::int64_t>(length) * ld};
     };
     const nn::HeadsView q = view(q_data, ld_q, 0, c.queries), k = view(kv_data, ld_kv, k_offset, c.keys),
                         v = view(kv_data, ld_kv, v_offset, c.keys);

@@ -30,11 +30,12 @@ struct FloatBlock {
   const float* data;
   int ld;
 };
-inline FloatBlock float_block(const void* base, bool bf16, std::int64_t at, int rows, int cols, int ld,
-                              std::vector<float>& wide) {
-  if (!bf16) return {static_cast<const float*>(base) + at, ld};
+// x is f32 or bf16; its block starts `at` elements in and is rows × cols of stored elements.
+inline FloatBlock float_block(const MatrixRef& x, std::int64_t at, int rows, int cols, std::vector<float>& wide) {
+  const int ld = static_cast<int>(x.ld);
+  if (x.dtype == DType::f32) return {static_cast<const float*>(x.data) + at, ld};
   wide.resize(static_cast<std::size_t>(rows) * cols);
-  widen_bf16(static_cast<const Bf16*>(base) + at, rows, cols, ld, wide.data());
+  widen_bf16(static_cast<const Bf16*>(x.data) + at, rows, cols, ld, wide.data());
   return {wide.data(), cols};
 }
 

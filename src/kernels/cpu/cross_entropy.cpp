@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/error.h"
 #include "kernels/cpu/bf16_conversion.h"
 #include "kernels/cpu/fast_exp.h"
 #include "kernels/cpu/ops.h"
@@ -21,7 +22,10 @@ float row_max(const float* x, int n) {
 }  // namespace
 
 LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab, float smoothing,
-                       int ignore_id, float grad_scale, float* out_row_nll, Bf16* grad_bf16) {
+                       int ignore_id, float grad_scale, float* out_row_nll, void* grad, DType grad_dtype) {
+  ATTN_CHECK(!grad || grad_dtype != DType::s8, "cross_entropy writes its gradient in f32 or bf16, not s8");
+  Bf16* grad_bf16 = grad && grad_dtype == DType::bf16 ? static_cast<Bf16*>(grad) : nullptr;
+  float* grad_f32 = grad && grad_dtype == DType::f32 ? static_cast<float*>(grad) : logits;
   // Per-row results, summed in row order afterwards so the total does not depend on threads.
   // (Reused across calls; the raw pointers are what the worker threads see.)
   static thread_local std::vector<double> row_loss_buffer, row_nll_buffer;
@@ -43,11 +47,11 @@ LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t 
         if (grad_bf16)
           std::fill(grad_bf16 + r * vocab, grad_bf16 + (r + 1) * vocab, Bf16{0});
         else
-          std::fill(x, x + vocab, 0.0f);
+          std::fill(grad_f32 + r * vocab, grad_f32 + (r + 1) * vocab, 0.0f);
         continue;
       }
       // exp(x - max) is kept in the gradient's place: one exp per element.
-      float* g = grad_bf16 ? row_buffer.data() : x;
+      float* g = grad_bf16 ? row_buffer.data() : grad_f32 + r * vocab;
       const float target_logit = x[y];
       const float max = row_max(x, vocab);
       float sum_exp = 0, sum = 0;

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/error.h"
 #include "kernels/cpu/bf16_conversion.h"
 #include "kernels/cpu/ops.h"
 
@@ -56,22 +57,28 @@ void add_bias_relu(float* x, const float* bias, std::int64_t rows, int cols) {
   }
 }
 
-void relu_backward(float* dy, const float* y, std::int64_t n) {
+void relu_backward(float* dy, const void* y_data, DType y_dtype, std::int64_t n) {
+  ATTN_CHECK(y_dtype != DType::s8, "relu_backward reads a ReLU output in f32 or bf16, not s8");
+  if (y_dtype == DType::f32) {
+    const float* y = static_cast<const float*>(y_data);
 #pragma omp parallel for simd schedule(static) if (n > kParallelMin)
-  for (std::int64_t i = 0; i < n; ++i) dy[i] = y[i] > 0.0f ? dy[i] : 0.0f;
-}
-
-void relu_backward(float* dy, const Bf16* y, std::int64_t n) {
+    for (std::int64_t i = 0; i < n; ++i) dy[i] = y[i] > 0.0f ? dy[i] : 0.0f;
+    return;
+  }
   // y > 0: sign bit clear and not zero (a bf16 ReLU output is never NaN).
+  const Bf16* y = static_cast<const Bf16*>(y_data);
 #pragma omp parallel for simd schedule(static) if (n > kParallelMin)
   for (std::int64_t i = 0; i < n; ++i) dy[i] = (y[i] & 0x8000u) == 0 && y[i] != 0 ? dy[i] : 0.0f;
 }
 
-void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias, Bf16* dy_bf16) {
+void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias, void* dy_copy, DType copy_dtype) {
+  ATTN_CHECK(!dy_copy || copy_dtype != DType::s8, "bias_grad copies the gradient in f32 or bf16, not s8");
+  Bf16* dy_bf16 = dy_copy && copy_dtype == DType::bf16 ? static_cast<Bf16*>(dy_copy) : nullptr;
+  float* dy_f32 = dy_copy && copy_dtype == DType::f32 ? static_cast<float*>(dy_copy) : nullptr;
   // Rows in fixed chunks, each summed into its own partial row, the partials added in chunk
   // order: the result does not depend on the thread count, and each thread streams whole rows
-  // (a slice of columns walking all rows would read memory with a stride). The rows are rounded
-  // to bf16 on the same pass where asked (a Linear's backward reads dy in bf16 next).
+  // (a slice of columns walking all rows would read memory with a stride). The rows are copied
+  // (bf16: rounded) on the same pass where asked (a Linear's backward reads dy in bf16 next).
   const int chunks = static_cast<int>(std::min<std::int64_t>(kReductionChunks, rows));
   if (chunks == 0) return;
   const std::int64_t per_chunk = (rows + chunks - 1) / chunks;
@@ -86,6 +93,7 @@ void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias, Bf16*
 #pragma omp simd
       for (int c = 0; c < cols; ++c) acc[c] += row[c];
       if (dy_bf16) round_to_bf16(row, cols, dy_bf16 + r * cols);
+      if (dy_f32) std::copy(row, row + cols, dy_f32 + r * cols);
     }
   }
   for (int ch = 1; ch < chunks; ++ch) {

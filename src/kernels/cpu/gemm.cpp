@@ -87,8 +87,9 @@ namespace {
 
 // A batched product as one single-threaded sgemm per block, the blocks shared out over the
 // threads; bf16 operands (A and/or B) are widened block by block first.
-void sgemm_per_block(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
-                     const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc, const GemmBatch& batch) {
+void sgemm_per_block(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, float* c,
+                     int ldc, const GemmBatch& batch) {
+  const Trans ta = a.trans, tb = b.trans;
   const int a_rows = ta == Trans::Yes ? k : m, a_cols = ta == Trans::Yes ? m : k;
   const int b_rows = tb == Trans::Yes ? n : k, b_cols = tb == Trans::Yes ? k : n;
   const int count = batch.outer * batch.inner;
@@ -100,8 +101,8 @@ void sgemm_per_block(Trans ta, Trans tb, int m, int n, int k, float alpha, const
     for (int i = 0; i < count; ++i) {
       const int o = i / batch.inner, j = i % batch.inner;
       const std::int64_t a_at = o * batch.a_outer + j * batch.a_inner, b_at = o * batch.b_outer + j * batch.b_inner;
-      const FloatBlock ai = float_block(a, a_bf16, a_at, a_rows, a_cols, lda, a_wide);
-      const FloatBlock bi = float_block(b, b_bf16, b_at, b_rows, b_cols, ldb, b_wide);
+      const FloatBlock ai = float_block(a, a_at, a_rows, a_cols, a_wide);
+      const FloatBlock bi = float_block(b, b_at, b_rows, b_cols, b_wide);
       ok = dnnl_sgemm(trans_char(ta), trans_char(tb), m, n, k, alpha, ai.data, ai.ld, bi.data, bi.ld, beta,
                       c + o * batch.c_outer + j * batch.c_inner, ldc) == dnnl_success &&
            ok;
@@ -125,7 +126,8 @@ void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const fl
     return;
   }
   // Attention's blocks (e.g. 32×32×64, hundreds per call): the AVX-512 small-block kernel.
-  if (small_gemm_batched(ta, tb, m, n, k, alpha, a, false, lda, b, false, ldb, beta, c, ldc, batch)) return;
+  const MatrixRef a_ref = f32_matrix(a, lda, ta), b_ref = f32_matrix(b, ldb, tb);
+  if (small_gemm_batched(m, n, k, alpha, a_ref, b_ref, beta, c, ldc, batch)) return;
   // Larger blocks (or no AVX-512): one batched oneDNN primitive where it has its brgemm kernel for
   // the layout (~4× a loop of sgemm calls); a broadcast operand (stride 0) takes the loop.
   const bool broadcast = (batch.outer > 1 && (batch.a_outer == 0 || batch.b_outer == 0 || batch.c_outer == 0)) ||
@@ -139,14 +141,14 @@ void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const fl
     if (run_matmul_if_fast(d, a, b, c)) return;
   }
   // Otherwise one single-threaded sgemm per thread beats splitting each product over the threads.
-  sgemm_per_block(ta, tb, m, n, k, alpha, a, false, lda, b, false, ldb, beta, c, ldc, batch);
+  sgemm_per_block(m, n, k, alpha, a_ref, b_ref, beta, c, ldc, batch);
 }
 
-void gemm_batched_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
-                        const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc, const GemmBatch& batch) {
-  if (small_gemm_batched_bf16(ta, tb, m, n, k, alpha, a, a_bf16, lda, b, b_bf16, ldb, beta, c, ldc, batch)) return;
-  if (small_gemm_batched(ta, tb, m, n, k, alpha, a, a_bf16, lda, b, b_bf16, ldb, beta, c, ldc, batch)) return;
-  sgemm_per_block(ta, tb, m, n, k, alpha, a, a_bf16, lda, b, b_bf16, ldb, beta, c, ldc, batch);
+void gemm_batched_mixed(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, float* c,
+                        int ldc, const GemmBatch& batch) {
+  if (small_gemm_batched_bf16(m, n, k, alpha, a, b, beta, c, ldc, batch)) return;
+  if (small_gemm_batched(m, n, k, alpha, a, b, beta, c, ldc, batch)) return;
+  sgemm_per_block(m, n, k, alpha, a, b, beta, c, ldc, batch);
 }
 
 }  // namespace attn::cpu

@@ -17,11 +17,10 @@ struct Bf16Block {
   const Bf16* data;
   std::int64_t ld;
 };
-Bf16Block bf16_block(const void* x, bool bf16, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                     std::vector<Bf16>& packed) {
-  if (bf16) return {static_cast<const Bf16*>(x), ld};
+Bf16Block bf16_block(const MatrixRef& x, std::int64_t rows, std::int64_t cols, std::vector<Bf16>& packed) {
+  if (x.dtype == DType::bf16) return {static_cast<const Bf16*>(x.data), x.ld};
   packed.resize(rows * cols);
-  convert_to_bf16(static_cast<const float*>(x), rows, cols, ld, packed.data());
+  convert_to_bf16(static_cast<const float*>(x.data), rows, cols, x.ld, packed.data());
   return {packed.data(), cols};
 }
 
@@ -36,11 +35,12 @@ bool bf16_matmul_supported() {
 
 void gemm_bf16(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
                float beta, float* c, int ldc) {
-  gemm_mixed(ta, tb, m, n, k, alpha, a, false, lda, b, false, ldb, beta, c, ldc);
+  gemm_mixed(m, n, k, alpha, f32_matrix(a, lda, ta), f32_matrix(b, ldb, tb), beta, c, ldc);
 }
 
-void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
-                const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc) {
+void gemm_mixed(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, float* c,
+                int ldc) {
+  const Trans ta = a.trans, tb = b.trans;
   const bool at = ta == Trans::Yes, bt = tb == Trans::Yes;
   // Stored shapes: A is m×k (k×m transposed), B is k×n (n×k transposed).
   const std::int64_t a_rows = at ? k : m, a_cols = at ? m : k;
@@ -49,14 +49,14 @@ void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void
   // primitive for each new shape would cost more than the product.
   if (m < kMinBf16Dim || n < kMinBf16Dim || k < kMinBf16Dim) {
     thread_local std::vector<float> a32, b32;
-    const FloatBlock af = float_block(a, a_bf16, 0, static_cast<int>(a_rows), static_cast<int>(a_cols), lda, a32);
-    const FloatBlock bf = float_block(b, b_bf16, 0, static_cast<int>(b_rows), static_cast<int>(b_cols), ldb, b32);
+    const FloatBlock af = float_block(a, 0, static_cast<int>(a_rows), static_cast<int>(a_cols), a32);
+    const FloatBlock bf = float_block(b, 0, static_cast<int>(b_rows), static_cast<int>(b_cols), b32);
     return gemm(ta, tb, m, n, k, alpha, af.data, af.ld, bf.data, bf.ld, beta, c, ldc);
   }
   // Operands given in float are converted into packed blocks; bf16 ones are read in place.
   thread_local std::vector<Bf16> a16, b16;
-  const Bf16Block ab = bf16_block(a, a_bf16, a_rows, a_cols, lda, a16);
-  const Bf16Block bb = bf16_block(b, b_bf16, b_rows, b_cols, ldb, b16);
+  const Bf16Block ab = bf16_block(a, a_rows, a_cols, a16);
+  const Bf16Block bb = bf16_block(b, b_rows, b_cols, b16);
   MatmulDesc d = matmul_desc(ta, tb, m, n, k, ab.ld, bb.ld, ldc, alpha, beta);
   d.input = MatmulInput::bf16;
   run_matmul(d, ab.data, bb.data, c);

@@ -16,17 +16,13 @@ void matmul(MatmulPrecision precision, int m, int n, int k, float alpha, const M
                    (b.trans == Trans::Yes ? "ᵀ" : "") + (batch ? " batched" : ""));
     return gemm_s8(m, n, k, alpha, static_cast<const float*>(a.data), a.ld, b, beta, c, ldc);
   }
-  const bool any_bf16 = a.dtype == DType::bf16 || b.dtype == DType::bf16;
+  const bool in_bf16 = a.dtype == DType::bf16 || b.dtype == DType::bf16 || precision == MatmulPrecision::bf16;
   if (batch) {
-    if (any_bf16 || batch->bf16)
-      return gemm_batched_mixed(a.trans, b.trans, m, n, k, alpha, a.data, a.dtype == DType::bf16, ld(a), b.data,
-                                b.dtype == DType::bf16, ld(b), beta, c, ldc, *batch);
+    if (in_bf16) return gemm_batched_mixed(m, n, k, alpha, a, b, beta, c, ldc, *batch);
     return gemm_batched(a.trans, b.trans, m, n, k, alpha, static_cast<const float*>(a.data), ld(a),
                         static_cast<const float*>(b.data), ld(b), beta, c, ldc, *batch);
   }
-  if (any_bf16 || precision == MatmulPrecision::bf16)
-    return gemm_mixed(a.trans, b.trans, m, n, k, alpha, a.data, a.dtype == DType::bf16, ld(a), b.data,
-                      b.dtype == DType::bf16, ld(b), beta, c, ldc);
+  if (in_bf16) return gemm_mixed(m, n, k, alpha, a, b, beta, c, ldc);
   gemm(a.trans, b.trans, m, n, k, alpha, static_cast<const float*>(a.data), ld(a), static_cast<const float*>(b.data),
        ld(b), beta, c, ldc);
 }

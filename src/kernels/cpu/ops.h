@@ -17,28 +17,26 @@ extern const int kMinBf16Dim;
 void gemm_bf16(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
                float beta, float* c, int ldc);
 bool bf16_matmul_supported();
-// The same with A and/or B given as bf16 (read in place); float operands are converted.
-void gemm_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
-                const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc);
+// The same with A and B each f32 or bf16 (bf16 read in place; f32 operands are converted).
+void gemm_mixed(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, float* c,
+                int ldc);
 void to_bf16(const float* x, std::int64_t n, Bf16* y);  // round to nearest even
 void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
                   int ldb, float beta, float* c, int ldc, const GemmBatch& batch);
-// The same in bf16 (training attention under precision bf16): A and B, each float or bf16
-// (a_bf16, b_bf16), rounded to bf16, products summed in float32. Blocks with a side over
-// kMaxSmallGemm, or a build without AVX512-BF16, compute in float32 from the operands' exact
-// values instead.
-void gemm_batched_mixed(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
-                        const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc, const GemmBatch& batch);
-// Either for products with m, n and k all at most kMaxSmallGemm (small_gemm_batched.cpp); says
-// whether it ran (it needs AVX-512).
+// The same in bf16 (attention under precision bf16): A and B, each f32 or bf16, rounded to bf16,
+// products summed in float32. Blocks with a side over kMaxSmallGemm, or a build without
+// AVX512-BF16, compute in float32 from the operands' exact values instead.
+void gemm_batched_mixed(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, float* c,
+                        int ldc, const GemmBatch& batch);
+// Either (A and B f32 or bf16, exact values) for products with m, n and k all at most
+// kMaxSmallGemm (small_gemm_batched.cpp); says whether it ran (it needs AVX-512).
 constexpr int kMaxSmallGemm = 256;
-bool small_gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
-                        const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc, const GemmBatch& batch);
+bool small_gemm_batched(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, float* c,
+                        int ldc, const GemmBatch& batch);
 // The same in bf16 arithmetic (small_gemm_batched_bf16.cpp): every operand rounded to bf16. Says
 // whether it ran (it needs AVX512-BF16).
-bool small_gemm_batched_bf16(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
-                             const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc,
-                             const GemmBatch& batch);
+bool small_gemm_batched_bf16(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta,
+                             float* c, int ldc, const GemmBatch& batch);
 
 // y = x·Wᵀ (times alpha, plus beta·C) for float activations x [m, k] and an s8 weight W [n, k]
 // (gemm_s8.cpp): each row of x quantized to 8 bits (7 without VNNI) with its own scale and zero point, oneDNN's
@@ -58,13 +56,8 @@ void accumulate(const float* x, float* y, std::int64_t n);
 void scale(float* x, std::int64_t n, float s);
 void add_bias(float* x, const float* bias, std::int64_t rows, int cols);
 void add_bias_relu(float* x, const float* bias, std::int64_t rows, int cols);
-void relu_backward(float* dy, const float* y, std::int64_t n);
-void relu_backward(float* dy, const Bf16* y, std::int64_t n);
-// dbias += Σ rows of dy; with dy_bf16, dy also rounded into it on the same pass.
-void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias, Bf16* dy_bf16 = nullptr);
-inline void bias_grad_to_bf16(const float* dy, std::int64_t rows, int cols, float* dbias, Bf16* dy_bf16) {
-  bias_grad(dy, rows, cols, dbias, dy_bf16);
-}
+void relu_backward(float* dy, const void* y, DType y_dtype, std::int64_t n);
+void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias, void* dy_copy, DType copy_dtype);
 double sum_squares(const float* x, std::int64_t n);
 
 void dropout(const float* x, float* y, std::int64_t n, float p, std::uint64_t seed);
@@ -84,13 +77,8 @@ void embedding_backward(const std::int32_t* ids, std::int64_t n, const float* do
                         float* dtable);
 void positions_backward(const float* dout, int batch, int seq_len, int dim, float* dpositions);
 
-// With grad_bf16 the gradient goes there, rounded to bf16, and the logits stay as they were.
 LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab, float smoothing,
-                       int ignore_id, float grad_scale, float* row_nll, Bf16* grad_bf16 = nullptr);
-inline LossSums cross_entropy_to_bf16(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab,
-                                      float smoothing, int ignore_id, float grad_scale, Bf16* grad) {
-  return cross_entropy(logits, targets, rows, vocab, smoothing, ignore_id, grad_scale, nullptr, grad);
-}
+                       int ignore_id, float grad_scale, float* row_nll, void* grad, DType grad_dtype);
 void log_softmax(float* x, std::int64_t rows, int cols);
 void topk(const float* x, std::int64_t rows, int cols, int k, float* values, std::int32_t* indices);
 void gather_rows(const float* src, std::int64_t src_stride, const std::int32_t* indices, std::int64_t rows,

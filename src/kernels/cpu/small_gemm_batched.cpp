@@ -64,8 +64,9 @@ void one_product(Trans ta, int m, int n, int k, float alpha, const float* a, int
 
 }  // namespace
 
-bool small_gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
-                        const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc, const GemmBatch& batch) {
+bool small_gemm_batched(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, float* c,
+                        int ldc, const GemmBatch& batch) {
+  const Trans ta = a.trans, tb = b.trans;
   if (m > kMaxSmallGemm || n > kMaxSmallGemm || k > kMaxSmallGemm) return false;
   const int count = batch.outer * batch.inner;
   // Stored shapes: A is m×k (k×m transposed), B is k×n (n×k transposed).
@@ -81,8 +82,8 @@ bool small_gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, co
     for (int i = 0; i < count; ++i) {
       const int o = i / batch.inner, h = i % batch.inner;
       const std::int64_t a_at = o * batch.a_outer + h * batch.a_inner, b_at = o * batch.b_outer + h * batch.b_inner;
-      const FloatBlock ai = float_block(a, a_bf16, a_at, a_rows, a_cols, lda, a_wide);
-      FloatBlock bi = float_block(b, b_bf16, b_at, b_rows, b_cols, ldb, b_wide);
+      const FloatBlock ai = float_block(a, a_at, a_rows, a_cols, a_wide);
+      FloatBlock bi = float_block(b, b_at, b_rows, b_cols, b_wide);
       if (tb == Trans::Yes) {
         transpose32(bi.data, n, k, bi.ld, packed.data(), n);
         bi = {packed.data(), n};
@@ -96,8 +97,8 @@ bool small_gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, co
 
 #else
 
-bool small_gemm_batched(Trans, Trans, int, int, int, float, const void*, bool, int, const void*, bool, int, float,
-                        float*, int, const GemmBatch&) {
+bool small_gemm_batched(int, int, int, float, const MatrixRef&, const MatrixRef&, float, float*, int,
+                        const GemmBatch&) {
   return false;  // built without AVX-512: the caller takes oneDNN
 }
 

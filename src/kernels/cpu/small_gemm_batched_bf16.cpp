@@ -138,18 +138,20 @@ const std::uint32_t* b_in_pairs(const Stored& s, bool transposed, int k, int n, 
   return w.b_pairs.data();
 }
 
-const void* offset(const void* base, bool bf16, std::int64_t at) {
-  return bf16 ? static_cast<const void*>(static_cast<const Bf16*>(base) + at)
-              : static_cast<const void*>(static_cast<const float*>(base) + at);
+// A block of x starting `at` elements in, with x's rows as stored: rows × cols.
+Stored block(const MatrixRef& x, std::int64_t at, int rows, int cols) {
+  const bool bf16 = x.dtype == DType::bf16;
+  const void* data = bf16 ? static_cast<const void*>(static_cast<const Bf16*>(x.data) + at)
+                          : static_cast<const void*>(static_cast<const float*>(x.data) + at);
+  return {data, bf16, rows, cols, x.ld};
 }
 
 }  // namespace
 
-bool small_gemm_batched_bf16(Trans ta, Trans tb, int m, int n, int k, float alpha, const void* a, bool a_bf16, int lda,
-                             const void* b, bool b_bf16, int ldb, float beta, float* c, int ldc,
-                             const GemmBatch& batch) {
+bool small_gemm_batched_bf16(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta,
+                             float* c, int ldc, const GemmBatch& batch) {
   if (m > kMaxSmallGemm || n > kMaxSmallGemm || k > kMaxSmallGemm) return false;
-  const bool at = ta == Trans::Yes, bt = tb == Trans::Yes;
+  const bool at = a.trans == Trans::Yes, bt = b.trans == Trans::Yes;
   const int count = batch.outer * batch.inner, pairs = (k + 1) / 2;
 #pragma omp parallel
   {
@@ -158,8 +160,8 @@ bool small_gemm_batched_bf16(Trans ta, Trans tb, int m, int n, int k, float alph
     for (int i = 0; i < count; ++i) {
       const int o = i / batch.inner, h = i % batch.inner;
       // Stored shapes: A is m×k (k×m transposed), B is k×n (n×k transposed).
-      const Stored sa{offset(a, a_bf16, o * batch.a_outer + h * batch.a_inner), a_bf16, at ? k : m, at ? m : k, lda};
-      const Stored sb{offset(b, b_bf16, o * batch.b_outer + h * batch.b_inner), b_bf16, bt ? n : k, bt ? k : n, ldb};
+      const Stored sa = block(a, o * batch.a_outer + h * batch.a_inner, at ? k : m, at ? m : k);
+      const Stored sb = block(b, o * batch.b_outer + h * batch.b_inner, bt ? n : k, bt ? k : n);
       const Pairs ap = a_in_pairs(sa, at, k, scratch);
       const std::uint32_t* bp = b_in_pairs(sb, bt, k, n, scratch);
       float* ci = c + o * batch.c_outer + h * batch.c_inner;
@@ -174,8 +176,8 @@ bool small_gemm_batched_bf16(Trans ta, Trans tb, int m, int n, int k, float alph
 
 #else
 
-bool small_gemm_batched_bf16(Trans, Trans, int, int, int, float, const void*, bool, int, const void*, bool, int, float,
-                             float*, int, const GemmBatch&) {
+bool small_gemm_batched_bf16(int, int, int, float, const MatrixRef&, const MatrixRef&, float, float*, int,
+                             const GemmBatch&) {
   return false;  // built without AVX512-BF16: the caller computes in float32
 }
 
