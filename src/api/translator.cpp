@@ -11,6 +11,8 @@
 #include "api/argument_errors.h"
 #include "core/error.h"
 #include "core/utf8.h"
+#include "decode/attention_records.h"
+#include "decode/attention_records.h"
 #include "decode/attention_export.h"
 #include "decode/forced_decoding.h"
 #include "decode/model_directory.h"
@@ -244,10 +246,8 @@ std::vector<TranslationResult> Translator::translate(const std::vector<std::stri
     if (!r.n_best.empty()) static_cast<ScoredTranslation&>(r) = r.n_best.front();
     if (r.n_best.empty()) continue;  // an empty text
     if (o.return_alignment) {
-      const Hypothesis& best = t.n_best.front();
-      const inspect::AttentionRecord record =
-          make_attention_record(vocabulary, static_cast<std::int64_t>(i) + 1, texts[i], r.text, t.source_ids,
-                                best.tokens, best.log_prob, best.score, t.attention);
+      const inspect::AttentionRecord record = translation_record(vocabulary, static_cast<std::int64_t>(i) + 1, texts[i],
+                                                                 r.text, t.source_ids, t.n_best, t.attention);
       for (const inspect::Link& link : inspect::align_record(record, impl_->align))
         r.alignment.push_back({link.source, link.target});
     }

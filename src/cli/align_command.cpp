@@ -55,9 +55,7 @@ void add_align_command(CLI::App& app) {
                          "recall and AER against a gold standard (docs/alignment.md).");
   command->add_option("-m,--model", args->request.model,
                       "A model folder: align the --source/--target pairs by its cross-attention (forced decoding)");
-  command->add_option("--batch-sentences", args->batch_sentences, "--model: sentences per batch")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  add_batch_sentences_option(command, args->batch_sentences, "--model: ");
   command->add_option("--attention", args->request.attention, "Attention records (attn translate/score --attention)");
   command->add_option("--layer", args->request.layer, "Cross-attention layer (default: the last)")
       ->check(CLI::NonNegativeNumber);

@@ -1,8 +1,17 @@
 #include "cli/attention_options.h"
 
+#include "core/error.h"
+
 namespace attn::cli {
 
-AttentionSelection AttentionArguments::selection() const {
+std::optional<AttentionSelection> AttentionArguments::requested() const {
+  if (file.empty()) {
+    if (kinds != "cross" || layers != "all" || heads != "all")
+      throw Error(
+          "--attention-kinds, --attention-layers and --attention-heads choose what --attention FILE writes: "
+          "give --attention FILE");
+    return std::nullopt;
+  }
   AttentionSelection s;
   parse_attention_kinds(kinds, s);
   s.layers = parse_index_list("--attention-layers", layers);

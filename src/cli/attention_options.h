@@ -1,6 +1,7 @@
 #pragma once
 // The options that choose which attentions `attn translate` and `attn score` export.
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
 #include "decode/attention_export.h"
@@ -12,10 +13,9 @@ struct AttentionArguments {
   std::string kinds = "cross";  // --attention-kinds
   std::string layers = "all";   // --attention-layers
   std::string heads = "all";    // --attention-heads
-  AttentionSelection selection() const;
-  bool given_without_file() const {  // a choice of kinds, layers or heads, but no file to write
-    return file.empty() && (kinds != "cross" || layers != "all" || heads != "all");
-  }
+  // What --attention FILE asks for; nullopt without a file. A choice of kinds, layers or heads
+  // without a file to write is refused (an Error naming the options).
+  std::optional<AttentionSelection> requested() const;
 };
 
 void add_attention_options(CLI::App* command, AttentionArguments& args);

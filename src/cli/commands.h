@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <string>
 
+#include "cli/shared_options.h"
+
 namespace attn::cli {
 
 // A number in [lo, hi], finite (CLI::Range lets NaN through: every comparison with it is false).
@@ -27,14 +29,6 @@ inline CLI::Validator finite_in(double lo, double hi) {
         return "";
       },
       "NUMBER in " + text_range);
-}
-
-// --precision for commands that load a model folder (decode/model_directory.h's names).
-inline void add_precision_option(CLI::App* sub, std::string& precision) {
-  sub->add_option("--precision", precision,
-                  "fp32, bf16 (products in bf16; needs AVX512-BF16) or int8 (weights quantized as the model loads); "
-                  "default: as the model file is (float32 or int8)")
-      ->check(CLI::IsMember({"fp32", "bf16", "int8"}));
 }
 
 // Thrown to exit with status 1 when the error has already been told (by another rank of the job).

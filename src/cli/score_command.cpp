@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <omp.h>
 
 #include "cli/attention_options.h"
 #include "cli/commands.h"
@@ -18,22 +19,20 @@ namespace {
 struct ScoreArguments {
   std::string model, source, target, precision;
   int batch_sentences = 32;
+  int threads = 0;
   AttentionArguments attention;
 };
 
 void run(const ScoreArguments& args) {
+  if (args.threads > 0) omp_set_num_threads(args.threads);
+  const std::optional<AttentionSelection> selection = args.attention.requested();
   const LoadedModel loaded = load_model_directory(args.model, args.precision);
-  const bool export_attention = !args.attention.file.empty();
-  if (!export_attention && args.attention.given_without_file())
-    throw Error(
-        "--attention-kinds, --attention-layers and --attention-heads choose what --attention FILE writes: "
-        "give --attention FILE");
-  const AttentionSelection selection = export_attention ? args.attention.selection() : AttentionSelection{};
+  const bool export_attention = selection.has_value();
   // The attention file is written whole or not at all.
   std::unique_ptr<AtomicFileWriter> attention;
   if (export_attention) attention = std::make_unique<AtomicFileWriter>(args.attention.file);
   const ForcedPairs pairs = force_decode_files(loaded, args.source, args.target, args.batch_sentences,
-                                               export_attention ? &selection : nullptr);
+                                               export_attention ? &*selection : nullptr);
   double total_log_prob = 0;
   std::int64_t total_tokens = 0;
   std::printf("line\tlog_prob\ttokens\tppl\n");
@@ -62,9 +61,8 @@ void add_score_command(CLI::App& app) {
   sub->add_option("-m,--model", args->model, "model folder")->required();
   sub->add_option("-s,--source", args->source, "source text")->required();
   sub->add_option("-t,--target", args->target, "target text, line-aligned")->required();
-  sub->add_option("--batch-sentences", args->batch_sentences, "sentences per batch")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  add_batch_sentences_option(sub, args->batch_sentences);
+  add_threads_option(sub, args->threads);
   add_precision_option(sub, args->precision);
   add_attention_options(sub, args->attention);
   sub->callback([args] { run(*args); });

@@ -44,12 +44,7 @@ void add_serve_command(CLI::App& app) {
   sub->add_option("--api-key", args->api_key,
                   "require this key on translation requests (api_key, or Authorization: Bearer)");
   sub->add_option("--api-key-file", args->api_key_file, "require one of the keys in this file (one per line)");
-  sub->add_option("--batch-tokens", o.batching.batch_tokens, "source tokens per batch, padding included")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1 << 24));
-  sub->add_option("--max-batch-sentences", o.batching.max_batch_sentences, "sentences per batch")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1 << 16));
+  add_batching_options(sub, o.batching.batch_tokens, o.batching.max_batch_sentences);
   sub->add_option("--batch-wait-ms", o.batching.wait_ms, "how long a sentence waits for others to batch with")
       ->capture_default_str()
       ->check(CLI::Range(0, 10000));
@@ -74,9 +69,7 @@ void add_serve_command(CLI::App& app) {
   sub->add_option("--http-threads", o.http_threads, "connections served at once")
       ->capture_default_str()
       ->check(CLI::Range(1, 4096));
-  sub->add_option("--threads", o.threads, "CPU threads for the matrix products (0: all cores)")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 1024));
+  add_threads_option(sub, o.threads);
   sub->add_option(
       "--shortlist", args->shortlists,
       "SRC-TGT=FILE: decode that model over a lexical shortlist (`attn shortlist build`; repeat per model)");

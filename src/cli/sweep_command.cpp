@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "core/text_file.h"
 #include "data/vocabulary.h"
 #include "study/sweep_report.h"
 
@@ -33,14 +34,7 @@ void plan(const SweepArguments& a) {
 }
 
 void report(const SweepArguments& a) {
-  std::string setup;
-  if (!a.setup.empty()) {
-    std::ifstream in(a.setup);
-    if (!in) throw_in(a.setup, "cannot open");
-    std::stringstream s;
-    s << in.rdbuf();
-    setup = s.str();
-  }
+  const std::string setup = a.setup.empty() ? "" : read_file_bytes(a.setup);
   const auto counts = study::write_sweep_report(a.run, setup, a.report);
   std::cout << "wrote " << a.run << "/" << a.report << ": " << counts.finished << " of " << counts.runs
             << " runs finished, " << counts.diverged << " diverged\n";

@@ -28,30 +28,8 @@ struct TrainArguments {
   TrainOptions scratch;                      // only to enumerate the fields
 };
 
-// A flag's text as the JSON value of its field: numbers parsed, strings kept.
-nlohmann::json flag_value(const OptionField& f, const std::string& text) {
-  if (std::holds_alternative<std::string*>(f.target) || std::holds_alternative<PositionEncoding*>(f.target))
-    return text;
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception&) {  // parse_error, or out_of_range for a number like 1e999
-    std::string dashed = f.name;
-    std::replace(dashed.begin(), dashed.end(), '_', '-');
-    throw Error("--" + dashed + ": '" + text + "' is not a number");
-  }
-}
-
 void run(const TrainArguments& args) {
-  TrainOptions options;
-  if (!args.preset.empty()) apply_options_json({{"preset", args.preset}}, options, "--preset");
-  if (!args.config_file.empty()) apply_options_json(read_options_file(args.config_file), options, args.config_file);
-  nlohmann::json flags = nlohmann::json::object();
-  TrainOptions scratch;
-  for (const auto& f : option_fields(scratch)) {
-    auto it = args.given.find(f.name);
-    if (it != args.given.end()) flags[f.name] = flag_value(f, it->second);
-  }
-  apply_options_json(flags, options, "command line");
+  const TrainOptions options = resolve_train_options(args.preset, args.config_file, args.given);
   if (args.dump_config) {
     std::cout << options_to_json(options).dump(2) << "\n";
     return;

@@ -27,13 +27,9 @@ struct TranslateArguments {
 void run(const TranslateArguments& args) {
   if (args.threads > 0) omp_set_num_threads(args.threads);
   const LoadedModel loaded = load_model_directory(args.model, args.precision);
-  if (args.attention.given_without_file())
-    throw Error(
-        "--attention-kinds, --attention-layers and --attention-heads choose what --attention FILE writes: "
-        "give --attention FILE");
   TextTranslationRequest request = args.request;
   request.attention = args.attention.file;
-  if (!request.attention.empty()) request.options.attention = args.attention.selection();
+  if (const auto selection = args.attention.requested()) request.options.attention = *selection;
   const TranslationStreamTotals totals = translate_text(loaded, request, std::cin, std::cout, std::cerr);
   if (args.quiet) return;
   std::cerr << translation_summary(totals.statistics, totals.lines, request.options.search);
@@ -65,12 +61,7 @@ void add_translate_command(CLI::App& app) {
   sub->add_option("--max-length-b", s.max_length_b, "see --max-length-a")
       ->capture_default_str()
       ->check(CLI::Range(0, 1 << 20));
-  sub->add_option("--batch-tokens", o.batch_tokens, "source tokens per batch")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1 << 24));
-  sub->add_option("--max-batch-sentences", o.max_batch_sentences, "sentences per batch")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1 << 16));
+  add_batching_options(sub, o.batch_tokens, o.max_batch_sentences);
   sub->add_option("--max-input-tokens", o.max_input_tokens, "crop longer inputs (0: the model's maximum)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1 << 24));
@@ -81,9 +72,7 @@ void add_translate_command(CLI::App& app) {
                   "candidates per source piece taken from --shortlist (at most what it was built with)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
-  sub->add_option("--threads", args->threads, "CPU threads (0: all cores)")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 1024));
+  add_threads_option(sub, args->threads);
   sub->add_flag("-q,--quiet", args->quiet, "no throughput line on stderr");
   add_attention_options(sub, args->attention);
   sub->add_flag("--alignment", r.alignment,

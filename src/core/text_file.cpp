@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include "core/error.h"
 #include "core/utf8.h"
@@ -28,6 +29,15 @@ std::vector<std::string> read_text_lines(const std::filesystem::path& path) {
   }
   if (in.bad()) throw_in(path.string(), "read error");
   return lines;
+}
+
+std::string read_file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw_in(path.string(), std::string("cannot open: ") + std::strerror(errno));
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad()) throw_in(path.string(), "read error");
+  return std::move(bytes).str();
 }
 
 }  // namespace attn

@@ -15,4 +15,7 @@ bool read_line(std::istream& in, std::string& line);
 // Throws Error("path:line: ...") on invalid UTF-8, "path: ..." if the file cannot be read.
 std::vector<std::string> read_text_lines(const std::filesystem::path& path);
 
+// A whole file's bytes, as they are. Throws Error("path: cannot open: ...") or ("path: read error").
+std::string read_file_bytes(const std::filesystem::path& path);
+
 }  // namespace attn

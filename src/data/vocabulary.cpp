@@ -10,18 +10,10 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/text_file.h"
 
 namespace attn::data {
 namespace {
-
-std::string read_model_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw_in(path.string(), std::string("cannot open vocabulary model: ") + std::strerror(errno));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) throw_in(path.string(), "read error");
-  return std::move(bytes).str();
-}
 
 struct SpecialPiece {
   std::int32_t id;
@@ -33,7 +25,7 @@ constexpr SpecialPiece kSpecialPieces[] = {
 }  // namespace
 
 Vocabulary Vocabulary::load(const std::filesystem::path& model_file) {
-  return Vocabulary(read_model_file(model_file), model_file.string());
+  return Vocabulary(read_file_bytes(model_file), model_file.string());
 }
 
 Vocabulary Vocabulary::from_bytes(std::string model_bytes, const std::string& name) {

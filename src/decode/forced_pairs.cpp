@@ -2,13 +2,13 @@
 
 #include "core/error.h"
 #include "core/text_file.h"
+#include "decode/attention_records.h"
 
 namespace attn {
 
 inspect::AttentionRecord ForcedPairs::record(const LoadedModel& model, std::size_t i) const {
-  const ForcedDecoding& r = results[i];
-  return make_attention_record(*model.vocabulary, static_cast<std::int64_t>(i) + 1, source_lines[i], target_lines[i],
-                               source_ids[i], target_ids[i], r.log_prob, r.log_prob, r.attention);
+  return forced_decoding_record(*model.vocabulary, static_cast<std::int64_t>(i) + 1, source_lines[i], target_lines[i],
+                                source_ids[i], target_ids[i], results[i]);
 }
 
 ForcedPairs force_decode_files(const LoadedModel& model, const std::string& source, const std::string& target,

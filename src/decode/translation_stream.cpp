@@ -4,6 +4,7 @@
 #include "core/text_file.h"
 #include "core/utf8.h"
 #include "decode/attention_export.h"
+#include "decode/attention_records.h"
 #include "decode/nbest_format.h"
 #include "decode/translation_summary.h"
 #include "inspect/attention_record.h"
@@ -48,16 +49,13 @@ TranslationStreamTotals translate_stream(BatchTranslator& translator, const data
                  << translate.max_input_tokens << "\n";
       std::string links;
       if (translate.export_attention) {
-        const Hypothesis* best = t.n_best.empty() ? nullptr : &t.n_best.front();
-        const inspect::AttentionRecord record =
-            make_attention_record(vocabulary, static_cast<std::int64_t>(first + i), lines[i], t.text, t.source_ids,
-                                  best ? best->tokens : std::vector<std::int32_t>{}, best ? best->log_prob : 0.0,
-                                  best ? best->score : 0.0, t.attention);
+        const inspect::AttentionRecord record = translation_record(
+            vocabulary, static_cast<std::int64_t>(first + i), lines[i], t.text, t.source_ids, t.n_best, t.attention);
         // An empty line has no translation and no attention: its record has none either.
         if (attention) *attention << inspect::to_json_line(record) << "\n";
         if (options.alignment)
           links = std::string(" ||| ") +
-                  (best ? inspect::format_pharaoh(inspect::align_record(record, options.align)) : "");
+                  (t.n_best.empty() ? "" : inspect::format_pharaoh(inspect::align_record(record, options.align)));
       }
       if (n_best <= 1)
         out << t.text << links << "\n";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "decode/attention_records.h"
 #include "inspect/pharaoh.h"
 #include "inspect/word_pieces.h"
 #include "serve/api_error.h"
@@ -42,10 +43,9 @@ json translation_json(const TranslateRequest& request, const data::Vocabulary& v
   t["cropped"] = static_cast<bool>(sources.cropped[i]);
   t["n_best"] = std::move(n_best);
   if (request.job.export_attention) {
-    const inspect::AttentionRecord record = make_attention_record(
-        vocabulary, static_cast<std::int64_t>(i) + 1, request.texts[i], t["text"].get<std::string>(), sources.ids[i],
-        best ? best->tokens : std::vector<std::int32_t>{}, best ? best->log_prob : 0.0, best ? best->score : 0.0,
-        std::move(r.attention));
+    const inspect::AttentionRecord record =
+        translation_record(vocabulary, static_cast<std::int64_t>(i) + 1, request.texts[i], t["text"].get<std::string>(),
+                           sources.ids[i], r.n_best, std::move(r.attention));
     if (request.want_alignment) {
       t["alignment"] = best ? inspect::format_pharaoh(inspect::align_record(record, request.alignment)) : "";
       t["source_words"] = inspect::group_pieces(record.source_pieces).words;
@@ -83,9 +83,9 @@ json score_reply(const ScoreRequest& request, const std::string& model_id, const
              {"target_tokens", r.target_tokens},
              {"perplexity", std::exp(-r.log_prob / std::max(r.target_tokens, 1))}};
     if (request.want_attention)
-      one["attention"] = json::parse(inspect::to_json_line(
-          make_attention_record(vocabulary, static_cast<std::int64_t>(i) + 1, request.sources[i], request.targets[i],
-                                sources.ids[i], targets.ids[i], r.log_prob, r.log_prob, r.attention)));
+      one["attention"] = json::parse(
+          inspect::to_json_line(forced_decoding_record(vocabulary, static_cast<std::int64_t>(i) + 1, request.sources[i],
+                                                       request.targets[i], sources.ids[i], targets.ids[i], r)));
     scores.push_back(std::move(one));
   }
   return {{"model", model_id}, {"scores", std::move(scores)}};

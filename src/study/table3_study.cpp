@@ -1,5 +1,8 @@
 #include "study/table3_study.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/json_file.h"
@@ -24,6 +27,26 @@ nlohmann::json table3_settings_json(const Table3Settings& s) {
           {"bleu_verses", s.training.bleu_verses},
           {"bleu_pick", s.training.bleu_pick},
           {"validations", s.training.validations}};
+}
+
+Table3Settings table3_settings(const Table3Preset& preset, const std::vector<std::string>& rows,
+                               const std::optional<std::vector<std::string>>& second_seed, int vocab_size) {
+  const auto ids = [](const std::vector<std::string>& items) {
+    std::vector<std::string> kept;
+    std::copy_if(items.begin(), items.end(), std::back_inserter(kept), [](const auto& id) { return !id.empty(); });
+    return kept;
+  };
+  Table3Settings s;
+  s.rows = ids(rows);
+  if (second_seed) {
+    s.second_seed = ids(*second_seed);
+  } else {  // the preset's, those of them planned
+    for (const auto& id : preset.second_seed)
+      if (s.rows.empty() || std::find(s.rows.begin(), s.rows.end(), id) != s.rows.end()) s.second_seed.push_back(id);
+  }
+  s.scale = Table3Scale{preset.width_divisor, preset.layer_divisor, vocab_size};
+  s.training = preset.training;
+  return s;
 }
 
 Table3Settings read_table3_settings(const fs::path& file) {

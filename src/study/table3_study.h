@@ -3,6 +3,7 @@
 // with the settings it started with), the sweep file scripts/sweep runs, and the report written
 // from the runs finished so far. What `attn table3 plan|report` do, without the command line.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,12 @@ struct Table3Settings {
   Table3Scale scale;
   Table3Training training;
 };
+
+// A preset's settings for the rows asked for (empty: every row but big) with the vocabulary's
+// size: its second seeds are those of the rows planned, unless second_seed gives the list. Empty
+// ids (a script's empty list, "a,,b") are left out.
+Table3Settings table3_settings(const Table3Preset& preset, const std::vector<std::string>& rows,
+                               const std::optional<std::vector<std::string>>& second_seed, int vocab_size);
 
 // plan.json's form of the settings, and back. Reading throws Error naming the file; keys added
 // since the first studies (bleu_pick, validations, lr_decay) default to what those studies did.

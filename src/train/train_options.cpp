@@ -1,5 +1,6 @@
 #include "train/train_options.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -273,6 +274,38 @@ void validate(const TrainOptions& o) {
   parse_matmul_precision(o.precision);  // throws naming the accepted values
   need(o.max_length <= o.model.max_positions, "max_length must not exceed the model's max_positions");
   o.model.validate();
+}
+
+namespace {
+
+// A flag's text as the JSON value of its field: numbers parsed, strings kept.
+nlohmann::json flag_value(const OptionField& f, const std::string& text) {
+  if (std::holds_alternative<std::string*>(f.target) || std::holds_alternative<PositionEncoding*>(f.target))
+    return text;
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception&) {  // parse_error, or out_of_range for a number like 1e999
+    std::string dashed = f.name;
+    std::replace(dashed.begin(), dashed.end(), '_', '-');
+    throw Error("--" + dashed + ": '" + text + "' is not a number");
+  }
+}
+
+}  // namespace
+
+TrainOptions resolve_train_options(const std::string& preset, const std::string& config_file,
+                                   const std::map<std::string, std::string>& given) {
+  TrainOptions options;
+  if (!preset.empty()) apply_options_json({{"preset", preset}}, options, "--preset");
+  if (!config_file.empty()) apply_options_json(read_options_file(config_file), options, config_file);
+  nlohmann::json flags = nlohmann::json::object();
+  TrainOptions scratch;
+  for (const auto& f : option_fields(scratch)) {
+    auto it = given.find(f.name);
+    if (it != given.end()) flags[f.name] = flag_value(f, it->second);
+  }
+  apply_options_json(flags, options, "command line");
+  return options;
 }
 
 }  // namespace attn

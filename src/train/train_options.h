@@ -2,6 +2,7 @@
 // Everything `attn train` can be told, with the paper's defaults where it has one. One table of
 // fields serves the JSON config file, the command line (--name value) and --dump-config.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <variant>
 #include <vector>
@@ -81,6 +82,12 @@ nlohmann::json options_to_json(const TrainOptions& options);
 void apply_options_json(const nlohmann::json& j, TrainOptions& options, const std::string& source);
 // Parses a JSON options file (errors name the file); apply it with apply_options_json.
 nlohmann::json read_options_file(const std::string& path);
+
+// The options of `attn train`'s command line, in order of precedence: the defaults, the preset
+// (unless ""), the config file (unless ""), then the flags given (field name → the text as typed:
+// numbers parsed, strings kept). Throws Error naming the flag or the file.
+TrainOptions resolve_train_options(const std::string& preset, const std::string& config_file,
+                                   const std::map<std::string, std::string>& flags);
 
 // Throws Error naming the first unusable value.
 void validate(const TrainOptions& options);

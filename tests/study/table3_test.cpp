@@ -199,6 +199,28 @@ TEST(Table3, PlanRunsEveryRowButBigThenSecondSeeds) {
             std::string::npos);
 }
 
+// The settings of a plan from a preset: the preset's second seeds are those of the rows asked for,
+// unless a list is given; empty ids (a script's empty --rows) are left out; the rest as the preset.
+TEST(Table3Study, SettingsFromAPresetTakeItsSecondSeedsOfThePlannedRows) {
+  Table3Preset preset;
+  preset.width_divisor = 3, preset.layer_divisor = 5;
+  preset.training.steps = 1234;
+  preset.second_seed = {"base", "A4", "E1"};
+  const Table3Settings all = table3_settings(preset, {""}, std::nullopt, 4000);
+  EXPECT_TRUE(all.rows.empty());
+  EXPECT_EQ(all.second_seed, (std::vector<std::string>{"base", "A4", "E1"}));
+  EXPECT_EQ(all.scale.width_divisor, 3);
+  EXPECT_EQ(all.scale.layer_divisor, 5);
+  EXPECT_EQ(all.scale.vocab_size, 4000);
+  EXPECT_EQ(all.training.steps, 1234);
+  const Table3Settings some = table3_settings(preset, {"E1", "", "A1"}, std::nullopt, 4000);
+  EXPECT_EQ(some.rows, (std::vector<std::string>{"E1", "A1"}));
+  EXPECT_EQ(some.second_seed, (std::vector<std::string>{"E1"}));
+  const Table3Settings given = table3_settings(preset, {"A1"}, std::vector<std::string>{"A1", ""}, 4000);
+  EXPECT_EQ(given.second_seed, (std::vector<std::string>{"A1"}));
+  EXPECT_TRUE(table3_settings(preset, {"A1"}, std::vector<std::string>{}, 4000).second_seed.empty());
+}
+
 // The study is a sweep: one variant per row (named by its id) with the row's model and seeds, the
 // shared training as the base, big with its own 3x budget; every run's options are read by the
 // real `attn train`, every key accepted, the model as planned.
