@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <omp.h>
 
 #include "cli/attention_options.h"
 #include "cli/commands.h"
+#include "cli/shared_options.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "decode/forced_pairs.h"
@@ -24,7 +24,7 @@ struct ScoreArguments {
 };
 
 void run(const ScoreArguments& args) {
-  if (args.threads > 0) omp_set_num_threads(args.threads);
+  apply_threads(args.threads);
   const std::optional<AttentionSelection> selection = args.attention.requested();
   const LoadedModel loaded = load_model_directory(args.model, args.precision);
   const bool export_attention = selection.has_value();

@@ -2,6 +2,7 @@
 // The options several commands share, declared once: the same name, help, default display and
 // range wherever they appear (translate, serve, score, align).
 #include <CLI/CLI.hpp>
+#include <omp.h>
 
 #include <string>
 
@@ -20,6 +21,11 @@ inline void add_threads_option(CLI::App* sub, int& threads) {
   sub->add_option("--threads", threads, "CPU threads for the model's work (0: all cores)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1024));
+}
+
+// Applies a --threads value to this thread's model work (0 keeps OpenMP's default: all cores).
+inline void apply_threads(int threads) {
+  if (threads > 0) omp_set_num_threads(threads);
 }
 
 // --batch-tokens and --max-batch-sentences for commands that batch sentences of similar length

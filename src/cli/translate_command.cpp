@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
-#include <omp.h>
 
 #include "cli/attention_options.h"
 #include "cli/commands.h"
+#include "cli/shared_options.h"
 #include "core/error.h"
 #include "decode/model_directory.h"
 #include "decode/text_translation.h"
@@ -25,7 +25,7 @@ struct TranslateArguments {
 };
 
 void run(const TranslateArguments& args) {
-  if (args.threads > 0) omp_set_num_threads(args.threads);
+  apply_threads(args.threads);
   const LoadedModel loaded = load_model_directory(args.model, args.precision);
   TextTranslationRequest request = args.request;
   request.attention = args.attention.file;

@@ -1,12 +1,12 @@
 #include "inspect/attention_record.h"
 
-#include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
 
 #include "core/error.h"
+#include "core/float_decimal.h"
 #include "core/text_file.h"
 
 namespace attn::inspect {
@@ -14,34 +14,30 @@ namespace attn::inspect {
 namespace {
 
 using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;  // the writer keeps the documented key order
 
 constexpr AttentionKind kKinds[] = {AttentionKind::cross, AttentionKind::decoder_self, AttentionKind::encoder_self};
 
 // A JSON string; invalid UTF-8 is an error (nlohmann's strict handler), never replaced.
-void append_string(std::string& out, const std::string& text, const char* what) {
+OrderedJson checked_string(const std::string& text, const char* what) {
+  OrderedJson value(text);
   try {
-    out += Json(text).dump();
-  } catch (const Json::type_error&) {
+    (void)value.dump();
+  } catch (const OrderedJson::type_error&) {
     throw Error(std::string("attention record: ") + what + " is not valid UTF-8");
   }
+  return value;
 }
 
-void append_strings(std::string& out, const std::vector<std::string>& texts, const char* what) {
-  out += '[';
-  for (std::size_t i = 0; i < texts.size(); ++i) {
-    if (i) out += ',';
-    append_string(out, texts[i], what);
-  }
-  out += ']';
+OrderedJson checked_strings(const std::vector<std::string>& texts, const char* what) {
+  OrderedJson list = OrderedJson::array();
+  for (const std::string& text : texts) list.push_back(checked_string(text, what));
+  return list;
 }
 
-// Shortest decimal that reads back as the same value (std::to_chars without a format).
-template <typename T>
-void append_number(std::string& out, T value, const char* what) {
+double checked_number(double value, const char* what) {
   if (!std::isfinite(value)) throw Error(std::string("attention record: ") + what + " is not finite");
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  out.append(buffer, result.ptr);
+  return value;
 }
 
 // The error helpers name the file, the line and the key that is wrong.
@@ -180,42 +176,43 @@ const AttentionMatrix* AttentionRecord::find(AttentionKind kind, int layer, int 
   return nullptr;
 }
 
-std::string to_json_line(const AttentionRecord& record) {
-  std::string out = "{\"line\":" + std::to_string(record.line) + ",\"source\":";
-  append_string(out, record.source, "source");
-  out += ",\"target\":";
-  append_string(out, record.target, "target");
-  out += ",\"source_pieces\":";
-  append_strings(out, record.source_pieces, "a source piece");
-  out += ",\"target_pieces\":";
-  append_strings(out, record.target_pieces, "a target piece");
-  out += ",\"log_prob\":";
-  append_number(out, record.log_prob, "log_prob");
-  out += ",\"score\":";
-  append_number(out, record.score, "score");
-  out += ",\"attention\":[";
-  for (std::size_t m = 0; m < record.attention.size(); ++m) {
-    const AttentionMatrix& matrix = record.attention[m];
+OrderedJson to_json(const AttentionRecord& record) {
+  OrderedJson attention = OrderedJson::array();
+  for (const AttentionMatrix& matrix : record.attention) {
     ATTN_CHECK(matrix.rows >= 0 && matrix.cols >= 0 &&
                    matrix.weights.size() == static_cast<std::size_t>(matrix.rows) * matrix.cols,
                "attention matrix size does not match its rows × cols");
-    out += m ? ",{\"kind\":\"" : "{\"kind\":\"";
-    out += attention_kind_name(matrix.kind);
-    out +=
-        "\",\"layer\":" + std::to_string(matrix.layer) + ",\"head\":" + std::to_string(matrix.head) + ",\"weights\":[";
+    OrderedJson weights = OrderedJson::array();
     for (int r = 0; r < matrix.rows; ++r) {
-      out += r ? ",[" : "[";
+      OrderedJson row = OrderedJson::array();
+      row.get_ref<OrderedJson::array_t&>().reserve(static_cast<std::size_t>(matrix.cols));
       for (int c = 0; c < matrix.cols; ++c) {
-        if (c) out += ',';
-        append_number(out, matrix.at(r, c), "an attention weight");
+        const float weight = matrix.at(r, c);
+        if (!std::isfinite(weight)) throw Error("attention record: an attention weight is not finite");
+        row.push_back(float_decimal(weight));
       }
-      out += ']';
+      weights.push_back(std::move(row));
     }
-    out += "]}";
+    OrderedJson one = OrderedJson::object();
+    one["kind"] = attention_kind_name(matrix.kind);
+    one["layer"] = matrix.layer;
+    one["head"] = matrix.head;
+    one["weights"] = std::move(weights);
+    attention.push_back(std::move(one));
   }
-  out += "]}";
+  OrderedJson out = OrderedJson::object();
+  out["line"] = record.line;
+  out["source"] = checked_string(record.source, "source");
+  out["target"] = checked_string(record.target, "target");
+  out["source_pieces"] = checked_strings(record.source_pieces, "a source piece");
+  out["target_pieces"] = checked_strings(record.target_pieces, "a target piece");
+  out["log_prob"] = checked_number(record.log_prob, "log_prob");
+  out["score"] = checked_number(record.score, "score");
+  out["attention"] = std::move(attention);
   return out;
 }
+
+std::string to_json_line(const AttentionRecord& record) { return to_json(record).dump(); }
 
 AttentionRecord parse_attention_record(std::string_view json_line, const std::string& file, std::int64_t line_number) {
   const Context context{file, line_number};

@@ -22,6 +22,7 @@
 //  kind "encoder_self":  [source_pieces × source_pieces]
 // Layers and heads count from 0. Each row is a probability distribution (sums to 1).
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,8 +53,12 @@ struct AttentionRecord {
   const AttentionMatrix* find(AttentionKind kind, int layer, int head) const;
 };
 
-// One line of JSON (no newline). Weights are written as the shortest decimal that reads back as
-// the same float, so a record read back holds the very weights that were written.
+// The record as a JSON object with the keys in the order above, for a file line or a larger reply.
+// Weights are held as the doubles with their float's shortest decimal text (core/float_decimal.h),
+// so a record read back holds the very weights that were written. Throws Error for text that is not
+// valid UTF-8 and for numbers that are not finite.
+nlohmann::ordered_json to_json(const AttentionRecord& record);
+// to_json(record) as one line of JSON (no newline).
 std::string to_json_line(const AttentionRecord& record);
 
 // The `head` value that stands for the mean over a layer's heads.

@@ -51,7 +51,7 @@ json translation_json(const TranslateRequest& request, const data::Vocabulary& v
       t["source_words"] = inspect::group_pieces(record.source_pieces).words;
       t["target_words"] = inspect::group_pieces(record.target_pieces).words;
     }
-    if (request.want_attention) t["attention"] = json::parse(inspect::to_json_line(record));
+    if (request.want_attention) t["attention"] = json(inspect::to_json(record));
   }
   return t;
 }
@@ -83,8 +83,8 @@ json score_reply(const ScoreRequest& request, const std::string& model_id, const
              {"target_tokens", r.target_tokens},
              {"perplexity", std::exp(-r.log_prob / std::max(r.target_tokens, 1))}};
     if (request.want_attention)
-      one["attention"] = json::parse(
-          inspect::to_json_line(forced_decoding_record(vocabulary, static_cast<std::int64_t>(i) + 1, request.sources[i],
+      one["attention"] =
+          json(inspect::to_json(forced_decoding_record(vocabulary, static_cast<std::int64_t>(i) + 1, request.sources[i],
                                                        request.targets[i], sources.ids[i], targets.ids[i], r)));
     scores.push_back(std::move(one));
   }

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "common/temp_dir.h"
@@ -72,9 +73,16 @@ TEST(AttentionRecord, ParsesEveryField) {
   EXPECT_EQ(record.find(AttentionKind::cross, 0, 0), nullptr);
 }
 
-// The hand-written line is exactly what the writer produces: key order, shortest floats, UTF-8 as is.
+// The hand-written line is exactly what the writer produces: key order, shortest floats (whole
+// numbers as 0.0 and 1.0), UTF-8 as is.
 TEST(AttentionRecord, WritesTheSameLineBack) {
-  EXPECT_EQ(to_json_line(parse_attention_record(kLine, "f.jsonl", 1)), kLine);
+  const std::string written =
+      R"({"line":3,"source":"say \"hi\"","target":"¿Qué?","source_pieces":["▁Hi","</s>"],)"
+      R"("target_pieces":["▁¿","Qué","</s>"],"log_prob":-1.25,"score":-0.5,"attention":[)"
+      R"({"kind":"cross","layer":0,"head":1,"weights":[[0.0,1.0],[1e-30,1.0],[0.1,0.9]]},)"
+      R"({"kind":"decoder_self","layer":1,"head":0,"weights":[[1.0,0.0,0.0],[0.5,0.5,0.0],[0.25,0.25,0.5]]},)"
+      R"({"kind":"encoder_self","layer":0,"head":0,"weights":[[0.75,0.25],[0.5,0.5]]}]})";
+  EXPECT_EQ(to_json_line(parse_attention_record(kLine, "f.jsonl", 1)), written);
 }
 
 TEST(AttentionRecord, RoundTripsFloatsBitExactly) {
@@ -93,10 +101,14 @@ TEST(AttentionRecord, RoundTripsFloatsBitExactly) {
                     std::bit_cast<float>(std::uint32_t{0x3f7fffff})};  // smallest subnormal, 1 - 2^-24
   record.attention.push_back(matrix);
   const std::string line = to_json_line(record);
-  EXPECT_NE(line.find("[[0],[1],[1e-30],[0.1],[0.33333334],[1e-45],[0.99999994]]"), std::string::npos) << line;
+  const std::string shortest = "[[0.0],[1.0],[1e-30],[0.1],[0.33333334],[1e-45],[0.99999994]]";
+  EXPECT_NE(line.find(shortest), std::string::npos) << line;
   const AttentionRecord back = parse_attention_record(line, "f.jsonl", 1);
   ASSERT_EQ(back.attention.size(), 1u);
   for (int r = 0; r < 7; ++r) EXPECT_EQ(bits(back.attention[0].at(r, 0)), bits(matrix.weights[r])) << r;
+  // Embedded in a reply built with plain nlohmann::json (attn serve), the weights keep that text.
+  const nlohmann::json reply{{"attention", nlohmann::json(to_json(record))}};
+  EXPECT_NE(reply.dump().find(shortest), std::string::npos) << reply.dump();
 }
 
 TEST(AttentionRecord, RefusesToWriteInvalidUtf8OrNonFiniteNumbers) {
