@@ -8,7 +8,6 @@
 
 #include "cli/commands.h"
 #include "core/atomic_file.h"
-#include "core/error.h"
 #include "core/output_folder.h"
 #include "inspect/attention_record.h"
 #include "inspect/heatmap_plan.h"
@@ -32,26 +31,20 @@ void run_heatmap_command(const HeatmapCommandArgs& args) {
   plan.origin = args.attention_path;
   plan.kind = inspect::parse_attention_kind(args.kind);
   plan.style = inspect::parse_picture_style(args.style);
-  const bool svg = args.format == "svg" || args.format == "both", png = args.format == "png" || args.format == "both";
-  if (!svg && !png) throw Error("--format: unknown format '" + args.format + "' (known: svg, png, both)");
   const std::vector<inspect::AttentionRecord> records = inspect::read_attention_records(args.attention_path);
   const std::vector<inspect::Picture> pictures = inspect::plan_pictures(records, plan);
   const fs::path dir(args.out_dir);
   make_output_folder(dir);
   std::size_t files = 0;
-  const auto wrote = [&files](const fs::path& file) {
-    std::cout << "wrote " << file.string() << "\n";
-    ++files;
-  };
   for (const inspect::Picture& p : pictures) {
     const std::string text = inspect::draw_picture(p, plan);
-    if (svg) {
-      write_file_atomic(dir / (p.stem + ".svg"), text);
-      wrote(dir / (p.stem + ".svg"));
-    }
-    if (png) {
-      inspect::write_png(dir / (p.stem + ".png"), text, args.scale);
-      wrote(dir / (p.stem + ".png"));
+    for (const std::string format : {"svg", "png"}) {
+      if (args.format != format && args.format != "both") continue;
+      const fs::path file = dir / (p.stem + "." + format);
+      if (format == "svg") write_file_atomic(file, text);
+      if (format == "png") inspect::write_png(file, text, args.scale);
+      std::cout << "wrote " << file.string() << "\n";
+      ++files;
     }
   }
   std::cout << pictures.size() << (pictures.size() == 1 ? " picture, " : " pictures, ") << files
