@@ -133,19 +133,42 @@ const std::vector<ShortlistCandidate>& Shortlist::candidates(std::int32_t source
   return candidates_[static_cast<std::size_t>(source)];
 }
 
-std::vector<std::int32_t> Shortlist::select(const std::vector<std::vector<std::int32_t>>& sources, int k) const {
+std::vector<std::int32_t> Shortlist::select(const std::vector<std::vector<std::int32_t>>& sources, int k,
+                                            int width_multiple) const {
   k = std::clamp(k, 0, options_.per_source);
   std::vector<char> in(candidates_.size(), 0);
+  std::size_t count = 0;
+  const auto take = [&](std::int32_t id) {
+    char& flag = in[static_cast<std::size_t>(id)];
+    count += flag == 0;
+    flag = 1;
+  };
   for (std::int32_t id : {kPadId, kUnkId, kBosId, kEosId})
-    if (id < vocabulary_size()) in[static_cast<std::size_t>(id)] = 1;
-  for (std::int32_t id : frequent_) in[static_cast<std::size_t>(id)] = 1;
+    if (id < vocabulary_size()) take(id);
+  for (std::int32_t id : frequent_) take(id);
   for (const auto& line : sources)
     for (std::int32_t piece : line) {
       const auto& list = candidates(piece);
-      for (std::size_t j = 0; j < std::min(list.size(), static_cast<std::size_t>(k)); ++j)
-        in[static_cast<std::size_t>(list[j].target)] = 1;
+      for (std::size_t j = 0; j < std::min(list.size(), static_cast<std::size_t>(k)); ++j) take(list[j].target);
     }
+  if (width_multiple > 1) {
+    const std::size_t multiple = static_cast<std::size_t>(width_multiple);
+    const std::size_t width = std::min(in.size(), (count + multiple - 1) / multiple * multiple);
+    for (std::size_t j = static_cast<std::size_t>(k); j < static_cast<std::size_t>(options_.per_source); ++j) {
+      bool any = false;
+      for (const auto& line : sources)
+        for (std::int32_t piece : line) {
+          const auto& list = candidates(piece);
+          if (j >= list.size() || count >= width) continue;
+          any = true;
+          take(list[j].target);
+        }
+      if (!any || count >= width) break;
+    }
+    for (std::size_t id = 0; id < in.size() && count < width; ++id) take(static_cast<std::int32_t>(id));
+  }
   std::vector<std::int32_t> ids;
+  ids.reserve(count);
   for (std::size_t id = 0; id < in.size(); ++id)
     if (in[id]) ids.push_back(static_cast<std::int32_t>(id));
   return ids;

@@ -18,6 +18,11 @@ namespace attn {
 // 50 keeps a margin over 25 at nearly its speed.
 inline constexpr int kDefaultShortlistK = 50;
 
+// A batch's list is padded to a multiple of this many pieces: every width is then one of a few, so
+// the products whose kernels are compiled per shape (oneDNN's int8 and bf16 matmul primitives,
+// kept in a cache) reuse them from batch to batch instead of compiling one per batch and row count.
+inline constexpr int kShortlistWidthMultiple = 256;
+
 struct ShortlistOptions {
   int per_source = 100;  // candidates kept per source piece (the k a translation may use is at most this)
   int frequent = 100;    // most frequent target pieces, always in the list
@@ -43,8 +48,12 @@ class Shortlist {
   void save(const std::filesystem::path& path) const;  // atomically
 
   // The output ids for a batch: the special tokens, the frequent pieces and the first k
-  // candidates of every source piece; ascending, distinct. k is capped at per_source().
-  std::vector<std::int32_t> select(const std::vector<std::vector<std::int32_t>>& sources, int k) const;
+  // candidates of every source piece; ascending, distinct. k is capped at per_source(). With
+  // width_multiple > 1 the list is then padded to a multiple of it (or to the whole vocabulary):
+  // first with the sources' next candidates (every piece's (k+1)-th in source order, then every
+  // (k+2)-th, ...), then, were those to run out, with the lowest ids not yet in.
+  std::vector<std::int32_t> select(const std::vector<std::vector<std::int32_t>>& sources, int k,
+                                   int width_multiple = 1) const;
 
   const std::vector<ShortlistCandidate>& candidates(std::int32_t source) const;
   const std::vector<std::int32_t>& frequent() const { return frequent_; }

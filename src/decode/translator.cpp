@@ -40,7 +40,8 @@ std::vector<std::vector<Hypothesis>> BatchTranslator::translate_ids(
   std::vector<std::size_t> members;
   auto flush = [&] {
     if (batch.empty()) return;
-    if (options_.shortlist) decoder_.set_output_ids(options_.shortlist->select(batch, options_.shortlist_k));
+    if (options_.shortlist)
+      decoder_.set_output_ids(options_.shortlist->select(batch, options_.shortlist_k, kShortlistWidthMultiple));
     ++stats_.batches;
     stats_.output_rows += decoder_.output_width();
     auto results = beam_search(decoder_, batch, options_.search);

@@ -97,6 +97,25 @@ TEST_F(ShortlistTest, SelectIsTheUnionOfTheSpecialsTheFrequentAndEachSourcesFirs
   EXPECT_EQ(s.select({{42}}, 5), (Ids{0, 1, 2, 3, 7}));  // a piece with no candidates
 }
 
+// Padded to a multiple of the width: the sources' next candidates first, then the lowest ids not in.
+TEST_F(ShortlistTest, SelectPadsTheWidthWithNextCandidatesThenTheLowestIds) {
+  const Shortlist s = hand_worked(2, 1);  // 5: 7, 8; 6: 7, 8; 10: 9, 8; frequent: 7
+  using Ids = std::vector<std::int32_t>;
+  EXPECT_EQ(s.select({{10}}, 1, 7), (Ids{0, 1, 2, 3, 7, 8, 9}));         // 6 → 7: 10's second candidate, 8
+  EXPECT_EQ(s.select({{10}}, 1, 8), (Ids{0, 1, 2, 3, 4, 7, 8, 9}));      // then the lowest id not in, 4
+  EXPECT_EQ(s.select({{5}, {6}}, 0, 8), (Ids{0, 1, 2, 3, 4, 5, 7, 8}));  // k 0: first candidates, then seconds
+  EXPECT_EQ(s.select({{10}}, 2, 7), s.select({{10}}, 2));                // 7 already: nothing added
+  EXPECT_EQ(s.select({{10}}, 1, 1), s.select({{10}}, 1));                // 1: no padding
+  const std::vector<std::int32_t> all = s.select({{10}}, 1, 1 << 20);    // more than the vocabulary
+  ASSERT_EQ(all.size(), static_cast<std::size_t>(s.vocabulary_size()));
+  for (std::size_t id = 0; id < all.size(); ++id) EXPECT_EQ(all[id], static_cast<std::int32_t>(id));
+  for (int multiple : {3, 16, 64})
+    for (int k : {0, 1, 2}) {
+      const std::size_t width = s.select({{5, 10}, {6}}, k, multiple).size();
+      EXPECT_EQ(width % static_cast<std::size_t>(multiple), 0u) << multiple << " " << k;
+    }
+}
+
 TEST_F(ShortlistTest, SavedAndLoadedBack) {
   const Shortlist s = hand_worked();
   const auto file = *dir_ / "round.shortlist";
