@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -132,6 +133,9 @@ void read_float(const nlohmann::json& j, const char* key, float& out) {
   if (!j.contains(key)) return;
   const auto& v = j.at(key);
   if (!v.is_number()) throw Error(std::string("model config: '") + key + "' must be a number, got " + v.dump());
+  // Beyond float's range the value would become infinite (and be saved as null).
+  if (!(std::fabs(v.get<double>()) <= std::numeric_limits<float>::max()))
+    throw Error(std::string("model config: '") + key + "' must be a number a float holds, got " + v.dump());
   out = v.get<float>();
 }
 

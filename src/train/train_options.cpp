@@ -200,6 +200,7 @@ void apply_options_json(const nlohmann::json& j, TrainOptions& options, const st
             *p = v.get<std::string>();
           } else if constexpr (std::is_floating_point_v<T>) {
             if (!v.is_number()) wrong("a number");
+            if (!(std::fabs(v.get<double>()) <= std::numeric_limits<T>::max())) wrong("a number a float holds");
             *p = v.get<T>();
           } else {
             // Whole numbers: JSON integers, or numbers like 4e3 that are whole, within T's range.

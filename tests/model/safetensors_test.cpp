@@ -232,6 +232,9 @@ TEST(ModelConfig, WrongTypesNameTheFileTheKeyAndTheAcceptedValues) {
       {R"({"heads": 1e12})", "'heads' must be a whole number"},
       {R"({"heads": 4294967304})", "'heads' must be a whole number from"},
       {R"({"dropout": "0.1"})", "'dropout' must be a number, got \"0.1\""},
+      // Found by fuzzing: 4e105 passed as a float (infinity), was saved as null and refused on reload.
+      {R"({"layernorm_eps": 4e105})", "'layernorm_eps' must be a number a float holds, got 4e+105"},
+      {R"({"label_smoothing": -1e39})", "'label_smoothing' must be a number a float holds, got -1e+39"},
       {R"({"layers": [6]})", "'layers' must be a whole number, got [6]"},
       {R"({"preset": 3})", "'preset' must be one of"},
   };

@@ -41,6 +41,7 @@ TEST(TrainOptions, WrongTypesNameTheSourceTheKeyAndTheAcceptedValues) {
       {R"({"max_steps": 1e30})", "option 'max_steps' must be a whole number from"},
       {R"({"seed": -1})", "option 'seed' must be a whole number from 0 to 18446744073709551615, got -1"},
       {R"({"lr_scale": "2"})", "option 'lr_scale' must be a number, got \"2\""},
+      {R"({"clip_norm": 1e39})", "option 'clip_norm' must be a number a float holds, got 1e+39"},
       {R"({"run_dir": 5})", "option 'run_dir' must be a string, got 5"},
       {R"({"d_model": [512]})", "option 'd_model' must be a whole number"},
       {R"({"preset": 1})", "option 'preset' must be one of"},
