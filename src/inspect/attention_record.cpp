@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/float_decimal.h"
 #include "core/text_file.h"
+#include "core/utf8.h"
 
 namespace attn::inspect {
 
@@ -18,15 +19,10 @@ using OrderedJson = nlohmann::ordered_json;  // the writer keeps the documented 
 
 constexpr AttentionKind kKinds[] = {AttentionKind::cross, AttentionKind::decoder_self, AttentionKind::encoder_self};
 
-// A JSON string; invalid UTF-8 is an error (nlohmann's strict handler), never replaced.
+// A JSON string; invalid UTF-8 is an error (core/utf8.h's validator), never replaced.
 OrderedJson checked_string(const std::string& text, const char* what) {
-  OrderedJson value(text);
-  try {
-    (void)value.dump();
-  } catch (const OrderedJson::type_error&) {
-    throw Error(std::string("attention record: ") + what + " is not valid UTF-8");
-  }
-  return value;
+  if (find_invalid_utf8(text)) throw Error(std::string("attention record: ") + what + " is not valid UTF-8");
+  return OrderedJson(text);
 }
 
 OrderedJson checked_strings(const std::vector<std::string>& texts, const char* what) {
@@ -187,9 +183,7 @@ OrderedJson to_json(const AttentionRecord& record) {
       OrderedJson row = OrderedJson::array();
       row.get_ref<OrderedJson::array_t&>().reserve(static_cast<std::size_t>(matrix.cols));
       for (int c = 0; c < matrix.cols; ++c) {
-        const float weight = matrix.at(r, c);
-        if (!std::isfinite(weight)) throw Error("attention record: an attention weight is not finite");
-        row.push_back(float_decimal(weight));
+        row.push_back(float_decimal(static_cast<float>(checked_number(matrix.at(r, c), "an attention weight"))));
       }
       weights.push_back(std::move(row));
     }
