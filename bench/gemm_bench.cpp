@@ -1,8 +1,8 @@
 // Benchmark: the training step's matrix products, through the two float32 routes oneDNN offers
 // here: sgemm (dnnl_sgemm) and the matmul primitive (its brgemm kernel). The median of 7 runs.
 //   gemm_bench [D_MODEL D_FF]...     default: 256 1024 (small) and 512 2048 (base); 4096 rows, vocab 8000
-// Then a decoding step's x·Wᵀ (32 rows) directly and transposed, and attention's batched
-// per-(sentence, head) products (128 sentences × 32 tokens, d_k 64):
+// Then a decoding step's x·Wᵀ (32 and 128 rows): directly, transposed, as oneDNN's matmul and as
+// gemm() routes it; and attention's batched per-(sentence, head) products (128 sentences × 32 tokens, d_k 64):
 // the AVX-512 small-block kernel against oneDNN's batched matmul.
 // Decides kernels/cpu/gemm.cpp's choice of route per layout.
 #include <algorithm>
@@ -88,24 +88,28 @@ int main(int argc, char** argv) {
       }
       std::printf("\n");
     }
-    // A decoding step: a few rows through a wide layer, x·Wᵀ (32 × d_ff × d_model and 32 × vocab ×
-    // d_model), as sgemm computes it directly, as its transpose W·xᵀ (the route kernels/cpu/gemm.cpp
-    // takes for such shapes), and as gemm() runs it (the transpose and the copy back).
-    for (const int n : {ff, vocab}) {
-      const int m = 32, k = d;
-      std::vector<float> x(static_cast<std::size_t>(m) * k, 0.5f), w(static_cast<std::size_t>(n) * k, 0.25f),
-          y(static_cast<std::size_t>(m) * n);
-      const double direct =
-          median_seconds([&] { dnnl_sgemm('N', 'T', m, n, k, 1.0f, x.data(), k, w.data(), k, 0.0f, y.data(), n); });
-      const double transposed =
-          median_seconds([&] { dnnl_sgemm('N', 'T', n, m, k, 1.0f, w.data(), k, x.data(), k, 0.0f, y.data(), m); });
-      const double routed = median_seconds([&] {
-        attn::cpu::gemm(attn::Trans::No, attn::Trans::Yes, m, n, k, 1.0f, x.data(), k, w.data(), k, 0.0f, y.data(), n);
-      });
-      const double flop = 2.0 * m * n * k;
-      std::printf("decode NT %5dx%5dx%5d  direct %4.0f GFLOP/s  transposed %4.0f  gemm() %4.0f\n", m, n, k,
-                  flop / direct / 1e9, flop / transposed / 1e9, flop / routed / 1e9);
-    }
+    // A decoding step at batch 8 and 32 (32 and 128 rows at beam 4) through each layer, x·Wᵀ: as
+    // sgemm computes it directly, as its transpose W·xᵀ (no copy back), as oneDNN's brgemm matmul
+    // runs it, and as gemm() runs it (kernels/cpu/gemm.cpp picks the matmul for these rows).
+    for (const int m : {32, 128})
+      for (const auto& [n, k] :
+           {std::pair{3 * d, d}, std::pair{d, d}, std::pair{ff, d}, std::pair{d, ff}, std::pair{vocab, d}}) {
+        std::vector<float> x(static_cast<std::size_t>(m) * k, 0.5f), w(static_cast<std::size_t>(n) * k, 0.25f),
+            y(static_cast<std::size_t>(m) * n);
+        const double direct =
+            median_seconds([&] { dnnl_sgemm('N', 'T', m, n, k, 1.0f, x.data(), k, w.data(), k, 0.0f, y.data(), n); });
+        const double transposed =
+            median_seconds([&] { dnnl_sgemm('N', 'T', n, m, k, 1.0f, w.data(), k, x.data(), k, 0.0f, y.data(), m); });
+        const auto desc = attn::cpu::matmul_desc(attn::Trans::No, attn::Trans::Yes, m, n, k, k, k, n, 1.0f, 0.0f);
+        const double matmul = median_seconds([&] { attn::cpu::run_matmul(desc, x.data(), w.data(), y.data()); });
+        const double routed = median_seconds([&] {
+          attn::cpu::gemm(attn::Trans::No, attn::Trans::Yes, m, n, k, 1.0f, x.data(), k, w.data(), k, 0.0f, y.data(),
+                          n);
+        });
+        const double flop = 2.0 * m * n * k;
+        std::printf("decode NT %5dx%5dx%5d  direct %4.0f GFLOP/s  transposed %4.0f  matmul %4.0f  gemm() %4.0f\n", m, n,
+                    k, flop / direct / 1e9, flop / transposed / 1e9, flop / matmul / 1e9, flop / routed / 1e9);
+      }
     // A decoding step at batch 1: 1 to 8 rows (greedy, beam 4, beam 8) through each layer kind,
     // x·Wᵀ, as sgemm computes it and as gemm() runs it.
     for (const int m : {1, 4, 8})

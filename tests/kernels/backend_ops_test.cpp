@@ -535,6 +535,11 @@ const std::vector<CachedCase> kCachedCases{
     {"encoder memory: padded keys, a row of none", 8, 4, 8, 5, 3, 12, false, {5, 0, 12}, 0, 0},
     {"heads of 64", 4, 2, 64, 64, 4, 7, true, {}, 6, 0},
     {"heads of 64, padded keys", 5, 2, 64, 64, 3, 9, false, {9, 4, 1}, 0, 0},
+    // d_k = 64 takes its scores 16 keys at a time: whole blocks, a part block, a window's
+    // unaligned start, lengths at and either side of a block's end.
+    {"heads of 64, 37 keys: two blocks and a part", 6, 4, 64, 64, 6, 37, true, {}, 36, 0},
+    {"heads of 64, a window inside 40 keys", 3, 2, 64, 64, 4, 40, true, {}, 20, 9},
+    {"heads of 64, lengths 33, 17, 16, 15", 5, 2, 64, 64, 4, 33, false, {33, 17, 16, 15}, 0, 0},
     {"many rows (threads)", 32, 4, 32, 32, 8, 20, true, {}, 19, 0},
     {"window, query before the last key", 2, 1, 4, 4, 2, 9, false, {}, 3, 2},
 };

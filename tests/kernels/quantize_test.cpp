@@ -113,6 +113,43 @@ TEST(QuantizeActivations, EightBitRowsByHand) {
   EXPECT_FLOAT_EQ(scales[2], 0.01f);
 }
 
+TEST(QuantizeActivations, LongRowsFollowTheRuleInEveryLane) {
+  // Rows of 16, 37 (two blocks of 16 and a part) and 53 columns inside a wider leading dimension,
+  // the extremes placed in a whole block's last lane and in the part after the blocks, against
+  // quantize.h's rule written out here: lo = min(0, x), hi = max(0, x), scale = (hi - lo) / levels,
+  // zero point round(-lo / scale) in [0, levels], q = clamp(nearbyint(x / scale) + zero, 0, levels).
+  const int ld = 60;
+  for (const int levels : {127, 255})
+    for (const int cols : {16, 37, 53}) {
+      SCOPED_TRACE("levels " + std::to_string(levels) + ", columns " + std::to_string(cols));
+      const int rows = 3;
+      std::vector<float> x(static_cast<std::size_t>(rows) * ld, 1e9f);  // beyond each row: never read
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) x[r * ld + c] = 0.37f * std::sin(1.7f * c + r) + 0.05f * r;
+      x[0 * ld + 15] = -3.0f;       // a whole block's last lane
+      x[1 * ld + cols - 1] = 4.5f;  // the last column
+      x[2 * ld + cols - 1] = -2.25f;
+      x[2 * ld + 7] = 1.75f;
+      std::vector<std::uint8_t> q(static_cast<std::size_t>(rows) * cols);
+      std::vector<float> scales(rows);
+      std::vector<std::int32_t> zeros(rows);
+      cpu::quantize_activation_rows(x.data(), rows, cols, ld, levels, q.data(), scales.data(), zeros.data());
+      const float top = static_cast<float>(levels);
+      for (int r = 0; r < rows; ++r) {
+        float lo = 0, hi = 0;
+        for (int c = 0; c < cols; ++c) lo = std::min(lo, x[r * ld + c]), hi = std::max(hi, x[r * ld + c]);
+        const float scale = (hi - lo) / top, inverse = 1.0f / scale;
+        const float zero = std::clamp(std::round(-lo * inverse), 0.0f, top);
+        EXPECT_FLOAT_EQ(scales[r], scale) << "row " << r;
+        EXPECT_EQ(zeros[r], static_cast<std::int32_t>(zero)) << "row " << r;
+        for (int c = 0; c < cols; ++c)
+          EXPECT_EQ(q[r * cols + c],
+                    static_cast<std::uint8_t>(std::clamp(std::nearbyint(x[r * ld + c] * inverse) + zero, 0.0f, top)))
+              << "row " << r << ", column " << c;
+      }
+    }
+}
+
 TEST(QuantizeActivations, EightBitsOnlyWhereOneDnnHasVnni) {
   // The CPU's flags, read here independently of oneDNN: 8-bit activations need AVX512-VNNI, and
   // oneDNN allowed to use it: ONEDNN_MAX_CPU_ISA below AVX512_CORE_VNNI (as CTest's

@@ -6,6 +6,7 @@
 #include "kernels/cpu/fast_exp.h"
 #include "kernels/cpu/key_range.h"
 #include "kernels/cpu/ops.h"
+#include "kernels/cpu/reductions.h"
 
 namespace attn::cpu {
 
@@ -23,9 +24,7 @@ void attention_softmax(float* scores, int batch, int heads, int tq, int tk, cons
     for (int k = 0; k < lo; ++k) row[k] = 0.0f;
     for (int k = std::max(hi, lo); k < tk; ++k) row[k] = 0.0f;
     if (lo >= hi) continue;
-    float max = row[lo];
-#pragma omp simd reduction(max : max)
-    for (int k = lo + 1; k < hi; ++k) max = std::max(max, row[k]);
+    const float max = row_max(row + lo, hi - lo);
     float sum = 0;
 #pragma omp simd reduction(+ : sum)
     for (int k = lo; k < hi; ++k) {

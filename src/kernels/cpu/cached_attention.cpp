@@ -2,10 +2,14 @@
 // by position, read through the table of which cached row holds each position (beam search
 // reorders hypotheses by rewriting that table: nothing in the cache moves). Fused: scores,
 // masked softmax (the same scaling and exponential as attention_softmax) and the weighted sum of
-// values, per row and head, with no batched product calls of one query each.
+// values, per row and head, with no batched product calls of one query each. With AVX-512 and
+// d_k = 64 the scores are taken 16 keys at a time: one vector of partial sums per key, then the 16
+// vectors summed across their lanes together (a tree of shuffles), not one horizontal sum per key,
+// whose chain of dependent additions was most of this kernel's time.
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/cpu/avx512_blocks.h"
 #include "kernels/cpu/fast_exp.h"
 #include "kernels/cpu/key_range.h"
 #include "kernels/cpu/ops.h"
@@ -13,6 +17,60 @@
 namespace attn::cpu {
 
 namespace {
+
+#if defined(__AVX512F__)
+// Lane j of the result = the sum of the 16 lanes of v[j].
+inline __m512 sum_lanes16(const __m512 (&v)[16]) {
+  __m512 b[8], c[4];
+  // Within each 128-bit lane: b[i] = (v[2i] even + odd halves, v[2i+1] likewise), interleaved.
+  avx512::unrolled<8>([&](auto i) {
+    b[i] = _mm512_add_ps(_mm512_maskz_unpacklo_ps(0xffff, v[2 * i], v[2 * i + 1]),
+                         _mm512_maskz_unpackhi_ps(0xffff, v[2 * i], v[2 * i + 1]));
+  });
+  // c[i]'s 128-bit lane L holds the lane-L sums of v[4i .. 4i+3].
+  avx512::unrolled<4>([&](auto i) {
+    c[i] = _mm512_add_ps(_mm512_maskz_shuffle_ps(0xffff, b[2 * i], b[2 * i + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                         _mm512_maskz_shuffle_ps(0xffff, b[2 * i], b[2 * i + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+  });
+  // Add the four 128-bit lanes: 128-bit lane k of the result holds the totals of v[4k .. 4k+3].
+  const __m512 d0 = _mm512_add_ps(_mm512_maskz_shuffle_f32x4(0xffff, c[0], c[1], _MM_SHUFFLE(2, 0, 2, 0)),
+                                  _mm512_maskz_shuffle_f32x4(0xffff, c[0], c[1], _MM_SHUFFLE(3, 1, 3, 1)));
+  const __m512 d1 = _mm512_add_ps(_mm512_maskz_shuffle_f32x4(0xffff, c[2], c[3], _MM_SHUFFLE(2, 0, 2, 0)),
+                                  _mm512_maskz_shuffle_f32x4(0xffff, c[2], c[3], _MM_SHUFFLE(3, 1, 3, 1)));
+  return _mm512_add_ps(_mm512_maskz_shuffle_f32x4(0xffff, d0, d1, _MM_SHUFFLE(2, 0, 2, 0)),
+                       _mm512_maskz_shuffle_f32x4(0xffff, d0, d1, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
+// row[p] = q·k_p for p in [lo, hi), d_k = 64; returns their maximum.
+template <typename Key>
+float scores64(const float* q, Key key, int lo, int hi, float* row) {
+  const __m512 q0 = _mm512_loadu_ps(q), q1 = _mm512_loadu_ps(q + 16), q2 = _mm512_loadu_ps(q + 32),
+               q3 = _mm512_loadu_ps(q + 48);
+  __m512 max = _mm512_set1_ps(-INFINITY);
+  for (int p0 = lo; p0 < hi; p0 += 16) {
+    const int n = std::min(16, hi - p0);
+    __m512 acc[16];
+    avx512::unrolled<16>([&](auto j) {
+      if (j < n) {
+        const float* k = key(p0 + j);
+        acc[j] = _mm512_fmadd_ps(
+            q3, _mm512_loadu_ps(k + 48),
+            _mm512_fmadd_ps(q2, _mm512_loadu_ps(k + 32),
+                            _mm512_fmadd_ps(q1, _mm512_loadu_ps(k + 16), _mm512_mul_ps(q0, _mm512_loadu_ps(k)))));
+      } else {
+        acc[j] = _mm512_setzero_ps();
+      }
+    });
+    const __mmask16 lanes = avx512::first_lanes(n);
+    const __m512 s = sum_lanes16(acc);
+    _mm512_mask_storeu_ps(row + p0, lanes, s);
+    max = _mm512_mask_max_ps(max, lanes, max, s);
+  }
+  float lanes[16];  // (not _mm512_reduce_max_ps: GCC 12 warns about its undefined source vector)
+  _mm512_storeu_ps(lanes, max);
+  return *std::max_element(lanes, lanes + 16);
+}
+#endif
 
 // One row and head. D > 0: d_k = d_v = D known at compile time (the presets' 64), so the dot
 // products and the weighted sum of values unroll into registers; D = 0: any sizes.
@@ -33,13 +91,21 @@ void one_head(const CachedAttention& a, int r, int h, float scale, float* row, f
   if (lo >= hi) return;
   const float* q = a.q + static_cast<std::int64_t>(r) * a.ld_q + h * d_k;
   float max = -INFINITY;
-  for (int p = lo; p < hi; ++p) {
-    const float* k = cached(p) + h * d_k;
-    float s = 0;
+#if defined(__AVX512F__)
+  if constexpr (D == 64) {
+    max = scores64(
+        q, [&](int p) { return cached(p) + h * D; }, lo, hi, row);
+  } else
+#endif
+  {
+    for (int p = lo; p < hi; ++p) {
+      const float* k = cached(p) + h * d_k;
+      float s = 0;
 #pragma omp simd reduction(+ : s)
-    for (int i = 0; i < d_k; ++i) s += q[i] * k[i];
-    row[p] = s;
-    max = std::max(max, s);
+      for (int i = 0; i < d_k; ++i) s += q[i] * k[i];
+      row[p] = s;
+      max = std::max(max, s);
+    }
   }
   float sum = 0;
 #pragma omp simd reduction(+ : sum)
@@ -50,6 +116,32 @@ void one_head(const CachedAttention& a, int r, int h, float scale, float* row, f
   }
   const float inv = 1.0f / sum;
   const std::int64_t value_offset = static_cast<std::int64_t>(a.heads) * d_k + h * d_v;
+#if defined(__AVX512F__)
+  if constexpr (D == 64) {
+    // Two keys at a time into two sets of accumulators: one set's chain of dependent
+    // multiply-adds would wait on each other's latency.
+    __m512 acc0[4], acc1[4];
+    avx512::unrolled<4>([&](auto i) { acc0[i] = acc1[i] = _mm512_setzero_ps(); });
+    int p = lo;
+    for (; p + 2 <= hi; p += 2) {
+      const float w0 = row[p] *= inv, w1 = row[p + 1] *= inv;
+      const float *v0 = cached(p) + value_offset, *v1 = cached(p + 1) + value_offset;
+      const __m512 vw0 = _mm512_set1_ps(w0), vw1 = _mm512_set1_ps(w1);
+      avx512::unrolled<4>([&](auto i) {
+        acc0[i] = _mm512_fmadd_ps(vw0, _mm512_loadu_ps(v0 + 16 * i), acc0[i]);
+        acc1[i] = _mm512_fmadd_ps(vw1, _mm512_loadu_ps(v1 + 16 * i), acc1[i]);
+      });
+    }
+    if (p < hi) {
+      const float w = row[p] *= inv;
+      const float* v = cached(p) + value_offset;
+      avx512::unrolled<4>(
+          [&](auto i) { acc0[i] = _mm512_fmadd_ps(_mm512_set1_ps(w), _mm512_loadu_ps(v + 16 * i), acc0[i]); });
+    }
+    avx512::unrolled<4>([&](auto i) { _mm512_storeu_ps(out + 16 * i, _mm512_add_ps(acc0[i], acc1[i])); });
+    return;
+  }
+#endif
   if constexpr (D > 0) {
     float acc[D] = {};
     for (int p = lo; p < hi; ++p) {

@@ -8,19 +8,9 @@
 #include "kernels/cpu/bf16_conversion.h"
 #include "kernels/cpu/fast_exp.h"
 #include "kernels/cpu/ops.h"
+#include "kernels/cpu/reductions.h"
 
 namespace attn::cpu {
-namespace {
-
-float row_max(const float* x, int n) {
-  float max = x[0];
-#pragma omp simd reduction(max : max)
-  for (int j = 1; j < n; ++j) max = std::max(max, x[j]);
-  return max;
-}
-
-}  // namespace
-
 LossSums cross_entropy(float* logits, const std::int32_t* targets, std::int64_t rows, int vocab, float smoothing,
                        int ignore_id, float grad_scale, float* out_row_nll, void* grad, DType grad_dtype) {
   ATTN_CHECK(!grad || grad_dtype != DType::s8, "cross_entropy writes its gradient in f32 or bf16, not s8");

@@ -6,6 +6,7 @@
 
 #include "kernels/cpu/ops.h"
 #include "kernels/cpu/quantize.h"
+#include "kernels/cpu/reductions.h"
 
 namespace attn::cpu {
 
@@ -51,9 +52,8 @@ void quantize_activation_rows(const float* x, std::int64_t rows, int cols, std::
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* xr = x + r * ld;
     std::uint8_t* qr = q + r * cols;
-    float lo = 0, hi = 0;  // the range always holds 0, so the zero point is an integer in [0, levels]
-#pragma omp simd reduction(min : lo) reduction(max : hi)
-    for (int c = 0; c < cols; ++c) lo = std::min(lo, xr[c]), hi = std::max(hi, xr[c]);
+    float lo, hi;  // the range always holds 0, so the zero point is an integer in [0, levels]
+    range_with_zero(xr, cols, lo, hi);
     const float scale = hi > lo ? (hi - lo) / top : 1.0f;
     const float inverse = 1.0f / scale;
     const float zero = std::clamp(std::round(-lo * inverse), 0.0f, top);

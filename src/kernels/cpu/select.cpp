@@ -1,8 +1,12 @@
 // Row selection for decoding: top-k per row, gathering rows (KV-cache writes and beam
 // reordering) and a weight matrix's rows (the output layer restricted to a shortlist).
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <vector>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include "kernels/cpu/ops.h"
 
@@ -13,14 +17,13 @@ void topk(const float* x, std::int64_t rows, int cols, int k, float* values, std
 #pragma omp parallel for schedule(static) if (rows * cols > (1 << 16))
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* row = x + r * cols;
-    // A sorted buffer of the best k so far; most elements fail the first comparison, so one
-    // pass costs about one comparison per element.
+    // A sorted buffer of the best k so far, ties kept in column order; once it is full, an element
+    // enters only above its last value.
     float* best_v = values + r * k;
     std::int32_t* best_i = indices + r * k;
     int filled = 0;
-    for (int j = 0; j < cols; ++j) {
-      const float v = row[j];
-      if (filled == k && !(v > best_v[k - 1])) continue;
+    auto consider = [&](float v, int j) {
+      if (filled == k && !(v > best_v[k - 1])) return;
       int pos = filled < k ? filled++ : k - 1;
       while (pos > 0 && v > best_v[pos - 1]) {
         best_v[pos] = best_v[pos - 1];
@@ -29,7 +32,21 @@ void topk(const float* x, std::int64_t rows, int cols, int k, float* values, std
       }
       best_v[pos] = v;
       best_i[pos] = j;
+    };
+    int j = 0;
+    for (; j < cols && filled < k; ++j) consider(row[j], j);
+#if defined(__AVX512F__)
+    // Most elements fail the comparison: 16 are compared at once, and only those above the
+    // threshold (as it stood before the block) go through `consider`, in column order.
+    for (; j + 16 <= cols; j += 16) {
+      __mmask16 above = _mm512_cmp_ps_mask(_mm512_loadu_ps(row + j), _mm512_set1_ps(best_v[k - 1]), _CMP_GT_OQ);
+      for (; above; above &= static_cast<__mmask16>(above - 1)) {
+        const int lane = std::countr_zero(static_cast<unsigned>(above));
+        consider(row[j + lane], j + lane);
+      }
     }
+#endif
+    for (; j < cols; ++j) consider(row[j], j);
   }
 }
 
