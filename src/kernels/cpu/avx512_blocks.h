@@ -1,6 +1,7 @@
 #pragma once
 // Building blocks of the AVX-512 small-block kernels (small_gemm_batched*.cpp): compile-time
-// unrolling, lane masks, and a 16 × 16 transpose of 32-bit elements in registers.
+// unrolling, lane masks, sixteen horizontal sums at once, and a 16 × 16 transpose of 32-bit
+// elements in registers.
 #if defined(__AVX512F__)
 #include <immintrin.h>
 
@@ -53,6 +54,31 @@ template <int R>
     _mm512_mask_storeu_ps(cr, m0, y0);
     _mm512_mask_storeu_ps(cr + 16, m1, y1);
   });
+}
+
+// Lane j of the result = the sum of the 16 lanes of v[j], through a tree of shuffles (the 16
+// horizontal sums share their steps). `add` adds two vectors lane by lane: _mm512_add_ps for
+// floats, or an integer addition of vectors whose bits are int32 lanes (the shuffles only move bits).
+template <typename Add>
+inline __m512 sum_lanes16(const __m512 (&v)[16], Add add) {
+  __m512 b[8], c[4];
+  // Within each 128-bit lane: b[i] interleaves v[2i]'s and v[2i+1]'s sums of lanes (0, 2) and (1, 3).
+  unrolled<8>([&](auto i) {
+    b[i] = add(_mm512_maskz_unpacklo_ps(0xffff, v[2 * i], v[2 * i + 1]),
+               _mm512_maskz_unpackhi_ps(0xffff, v[2 * i], v[2 * i + 1]));
+  });
+  // c[i]'s 128-bit lane L holds the lane-L sums of v[4i .. 4i+3].
+  unrolled<4>([&](auto i) {
+    c[i] = add(_mm512_maskz_shuffle_ps(0xffff, b[2 * i], b[2 * i + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+               _mm512_maskz_shuffle_ps(0xffff, b[2 * i], b[2 * i + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+  });
+  // Add the four 128-bit lanes: 128-bit lane q of the result holds the totals of v[4q .. 4q+3].
+  const __m512 d0 = add(_mm512_maskz_shuffle_f32x4(0xffff, c[0], c[1], _MM_SHUFFLE(2, 0, 2, 0)),
+                        _mm512_maskz_shuffle_f32x4(0xffff, c[0], c[1], _MM_SHUFFLE(3, 1, 3, 1)));
+  const __m512 d1 = add(_mm512_maskz_shuffle_f32x4(0xffff, c[2], c[3], _MM_SHUFFLE(2, 0, 2, 0)),
+                        _mm512_maskz_shuffle_f32x4(0xffff, c[2], c[3], _MM_SHUFFLE(3, 1, 3, 1)));
+  return add(_mm512_maskz_shuffle_f32x4(0xffff, d0, d1, _MM_SHUFFLE(2, 0, 2, 0)),
+             _mm512_maskz_shuffle_f32x4(0xffff, d0, d1, _MM_SHUFFLE(3, 1, 3, 1)));
 }
 
 // dst (cols × rows, leading dimension ldd) = the transpose of src (rows × cols, leading dimension

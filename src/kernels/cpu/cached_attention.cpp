@@ -19,28 +19,6 @@ namespace attn::cpu {
 namespace {
 
 #if defined(__AVX512F__)
-// Lane j of the result = the sum of the 16 lanes of v[j].
-inline __m512 sum_lanes16(const __m512 (&v)[16]) {
-  __m512 b[8], c[4];
-  // Within each 128-bit lane: b[i] = (v[2i] even + odd halves, v[2i+1] likewise), interleaved.
-  avx512::unrolled<8>([&](auto i) {
-    b[i] = _mm512_add_ps(_mm512_maskz_unpacklo_ps(0xffff, v[2 * i], v[2 * i + 1]),
-                         _mm512_maskz_unpackhi_ps(0xffff, v[2 * i], v[2 * i + 1]));
-  });
-  // c[i]'s 128-bit lane L holds the lane-L sums of v[4i .. 4i+3].
-  avx512::unrolled<4>([&](auto i) {
-    c[i] = _mm512_add_ps(_mm512_maskz_shuffle_ps(0xffff, b[2 * i], b[2 * i + 1], _MM_SHUFFLE(1, 0, 1, 0)),
-                         _mm512_maskz_shuffle_ps(0xffff, b[2 * i], b[2 * i + 1], _MM_SHUFFLE(3, 2, 3, 2)));
-  });
-  // Add the four 128-bit lanes: 128-bit lane k of the result holds the totals of v[4k .. 4k+3].
-  const __m512 d0 = _mm512_add_ps(_mm512_maskz_shuffle_f32x4(0xffff, c[0], c[1], _MM_SHUFFLE(2, 0, 2, 0)),
-                                  _mm512_maskz_shuffle_f32x4(0xffff, c[0], c[1], _MM_SHUFFLE(3, 1, 3, 1)));
-  const __m512 d1 = _mm512_add_ps(_mm512_maskz_shuffle_f32x4(0xffff, c[2], c[3], _MM_SHUFFLE(2, 0, 2, 0)),
-                                  _mm512_maskz_shuffle_f32x4(0xffff, c[2], c[3], _MM_SHUFFLE(3, 1, 3, 1)));
-  return _mm512_add_ps(_mm512_maskz_shuffle_f32x4(0xffff, d0, d1, _MM_SHUFFLE(2, 0, 2, 0)),
-                       _mm512_maskz_shuffle_f32x4(0xffff, d0, d1, _MM_SHUFFLE(3, 1, 3, 1)));
-}
-
 // row[p] = q·k_p for p in [lo, hi), d_k = 64; returns their maximum.
 template <typename Key>
 float scores64(const float* q, Key key, int lo, int hi, float* row) {
@@ -62,7 +40,7 @@ float scores64(const float* q, Key key, int lo, int hi, float* row) {
       }
     });
     const __mmask16 lanes = avx512::first_lanes(n);
-    const __m512 s = sum_lanes16(acc);
+    const __m512 s = avx512::sum_lanes16(acc, [](__m512 x, __m512 y) { return _mm512_add_ps(x, y); });
     _mm512_mask_storeu_ps(row + p0, lanes, s);
     max = _mm512_mask_max_ps(max, lanes, max, s);
   }
