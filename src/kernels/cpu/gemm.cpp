@@ -23,8 +23,8 @@ void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, 
   if (ta == Trans::No && tb == Trans::Yes && m >= 16 && m <= 256 &&
       run_matmul_if_fast(matmul_desc(ta, tb, m, n, k, lda, ldb, ldc, alpha, beta), a, b, c)) {
     // A decoding step's rows through a layer (beam 4 at batch 32: 128 × 256 × 1024): oneDNN's
-    // brgemm matmul, compiled once per shape, ran these at 1.2–1.9× sgemm's rate on Zen 4, and ahead
-    // of the transposed route below (bench/gemm_bench's "decode" lines).
+    // brgemm matmul, compiled once per shape, ran these faster than sgemm on Zen 4, and than the
+    // transposed route below (bench/gemm_bench's "decode" lines compare the three).
     return;
   }
   if (ta == Trans::No && tb == Trans::Yes && m >= 16 && m <= 256 && n >= 4 * m) {

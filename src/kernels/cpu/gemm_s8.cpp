@@ -3,9 +3,10 @@
 // integer kernel elsewhere; its rate per shape is bench/translate_bench --precision int8 --profile's to measure,
 // the "matmul f32·s8" lines), and the exact integer sums scaled back per row and column:
 //   x·Wᵀ[i, j] ≈ Σ_c xs_i (qx_ic - z_i) · ws_j qw_jc = xs_i ws_j (S_ij - z_i Σ_c qw_jc).
-// A decoding step of one to four rows (batch 1, greedy or beam up to 4) takes the integer sums from a kernel
-// of its own where the CPU has AVX512-VNNI: oneDNN's matmul spends most of such a call outside
-// the multiply-adds (it ran 4 × 8000 × 256 at ~25 GB/s of weights; bench/translate_bench --profile).
+// A decoding step of one to four rows (batch 1, greedy or beam up to 4) takes the integer sums from
+// a kernel of its own where the CPU has AVX512-VNNI: oneDNN's matmul spends most of such a call
+// outside the multiply-adds (the "matmul f32·s8 NT 4x..." lines of bench/translate_bench --profile
+// --precision int8 show the rate).
 #include <algorithm>
 #include <vector>
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__)
