@@ -539,7 +539,7 @@ const std::vector<CachedCase> kCachedCases{
     // unaligned start, lengths at and either side of a block's end.
     {"heads of 64, 37 keys: two blocks and a part", 6, 4, 64, 64, 6, 37, true, {}, 36, 0},
     {"heads of 64, a window inside 40 keys", 3, 2, 64, 64, 4, 40, true, {}, 20, 9},
-    {"heads of 64, lengths 33, 17, 16, 15", 5, 2, 64, 64, 4, 33, false, {33, 17, 16, 15}, 0, 0},
+    {"heads of 64, lengths 33, 17, 15, 16, 1", 5, 2, 64, 64, 5, 33, false, {15, 33, 16, 17, 1}, 0, 0},
     {"many rows (threads)", 32, 4, 32, 32, 8, 20, true, {}, 19, 0},
     {"window, query before the last key", 2, 1, 4, 4, 2, 9, false, {}, 3, 2},
 };

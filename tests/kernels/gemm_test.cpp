@@ -77,6 +77,11 @@ TEST_P(GemmTest, FewRowsThroughAWideLayer) {
   // A decoding step's shape: a few rows through a wide layer.
   for (int m : {16, 32, 100})
     for (float beta : {0.0f, 0.5f}) expect_rows_times_weights(*GetParam(), m, 520, 33, beta, 9, 1e-5);
+  // A decoding step's rows through each of the small preset's layers, 16-256 rows (oneDNN's matmul
+  // where it has its brgemm kernel), and through an empty inner dimension (C = beta·C).
+  for (int m : {17, 128, 256})
+    for (float beta : {0.0f, 0.5f}) expect_rows_times_weights(*GetParam(), m, 256, 1024, beta, 10, 1e-4);
+  for (float beta : {0.0f, 0.5f}) expect_rows_times_weights(*GetParam(), 32, 40, 0, beta, 11, 0);
 }
 
 TEST_P(GemmTest, ManyRowsIntoANarrowLayer) {

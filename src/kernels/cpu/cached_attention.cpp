@@ -3,7 +3,7 @@
 // reorders hypotheses by rewriting that table: nothing in the cache moves). Fused: scores,
 // masked softmax (the same scaling and exponential as attention_softmax) and the weighted sum of
 // values, per row and head, with no batched product calls of one query each. With AVX-512 and
-// d_k = 64 the scores are taken 16 keys at a time: one vector of partial sums per key, then the 16
+// d_k = d_v = 64 the scores are taken 16 keys at a time: one vector of partial sums per key, then the 16
 // vectors summed across their lanes together (a tree of shuffles), not one horizontal sum per key,
 // whose chain of dependent additions was most of this kernel's time.
 #include <algorithm>
@@ -42,7 +42,7 @@ float scores64(const float* q, Key key, int lo, int hi, float* row) {
     const __mmask16 lanes = avx512::first_lanes(n);
     const __m512 s = avx512::sum_lanes16(acc, [](__m512 x, __m512 y) { return _mm512_add_ps(x, y); });
     _mm512_mask_storeu_ps(row + p0, lanes, s);
-    max = _mm512_mask_max_ps(max, lanes, max, s);
+    max = _mm512_mask_max_ps(max, lanes, s, max);  // a NaN score skipped, as std::max skips it
   }
   float lanes[16];  // (not _mm512_reduce_max_ps: GCC 12 warns about its undefined source vector)
   _mm512_storeu_ps(lanes, max);

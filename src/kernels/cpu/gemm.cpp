@@ -20,6 +20,13 @@ static char trans_char(Trans t) { return t == Trans::Yes ? 'T' : 'N'; }
 void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
           float beta, float* c, int ldc) {
   if (m == 0 || n == 0) return;
+  if (k == 0) {  // C = beta·C: oneDNN's sgemm leaves C as it is when k is 0
+    for (int i = 0; i < m; ++i) {
+      float* ci = c + static_cast<std::int64_t>(i) * ldc;
+      for (int j = 0; j < n; ++j) ci[j] = beta == 0.0f ? 0.0f : beta * ci[j];
+    }
+    return;
+  }
   if (ta == Trans::No && tb == Trans::Yes && m >= 16 && m <= 256 &&
       run_matmul_if_fast(matmul_desc(ta, tb, m, n, k, lda, ldb, ldc, alpha, beta), a, b, c)) {
     // A decoding step's rows through a layer (beam 4 at batch 32: 128 × 256 × 1024): oneDNN's
@@ -28,10 +35,10 @@ void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, 
     return;
   }
   if (ta == Trans::No && tb == Trans::Yes && m >= 16 && m <= 256 && n >= 4 * m) {
-    // A few rows through a wide layer (x·Wᵀ in a decoding step: 32 × 2048 × 512): compute the
-    // transpose W·xᵀ and copy it back. Chosen on Zen 4, where oneDNN ran the shape itself far slower
-    // than its transpose; on Zen 3 the two routes are close and the copy can tip it the other way.
-    // bench/gemm_bench's "decode" lines compare direct, transposed and this route on the machine.
+    // Where oneDNN has no brgemm kernel for such rows (a CPU without AVX-512, say), a few rows
+    // through a wide layer (x·Wᵀ in a decoding step: 32 × 2048 × 512): compute the transpose W·xᵀ
+    // and copy it back; sgemm ran the shape itself far slower than its transpose on Zen 4 (on Zen 3
+    // the two are close). bench/gemm_bench's "decode" lines compare the routes on the machine.
     thread_local std::vector<float> transposed;
     transposed.resize(static_cast<std::size_t>(m) * n);
     const dnnl_status_t st = dnnl_sgemm('N', 'T', n, m, k, alpha, b, ldb, a, lda, 0.0f, transposed.data(), m);

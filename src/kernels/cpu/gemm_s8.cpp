@@ -4,7 +4,9 @@
 // the "matmul f32·s8" lines), and the exact integer sums scaled back per row and column:
 //   x·Wᵀ[i, j] ≈ Σ_c xs_i (qx_ic - z_i) · ws_j qw_jc = xs_i ws_j (S_ij - z_i Σ_c qw_jc).
 // A decoding step of one to four rows (batch 1, greedy or beam up to 4) takes the integer sums from
-// a kernel of its own where the CPU has AVX512-VNNI: oneDNN's matmul spends most of such a call
+// a kernel of its own where the build targets AVX512-VNNI and oneDNN uses it too (8-bit activations;
+// a run with ONEDNN_MAX_CPU_ISA below VNNI keeps oneDNN's kernel, as CTest's 7-bit run checks):
+// oneDNN's matmul spends most of such a call
 // outside the multiply-adds (the "matmul f32·s8 NT 4x..." lines of bench/translate_bench --profile
 // --precision int8 show the rate).
 #include <algorithm>
@@ -96,7 +98,8 @@ void gemm_s8(int m, int n, int k, float alpha, const float* x, std::int64_t ldx,
   quantize_activation_rows(x, m, k, ldx, activation_levels(), qx.data(), x_scales.data(), zero_points.data());
   if (k == 0) {
     std::fill(sums.begin(), sums.end(), 0);
-  } else if (!few_rows_sums(m, n, k, qx.data(), static_cast<const std::int8_t*>(w.data), w.ld, sums.data())) {
+  } else if (activation_levels() != 255 ||
+             !few_rows_sums(m, n, k, qx.data(), static_cast<const std::int8_t*>(w.data), w.ld, sums.data())) {
     // qx [m, k] dense; W [n, k] read as its transpose (k × n, row stride 1, column stride ld).
     MatmulDesc d = matmul_desc(Trans::No, Trans::Yes, m, n, k, k, w.ld, n, 1.0f, 0.0f);
     d.input = MatmulInput::u8s8;

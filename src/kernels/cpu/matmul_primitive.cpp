@@ -1,5 +1,7 @@
 #include "kernels/cpu/matmul_primitive.h"
 
+#include <omp.h>
+
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstring>
@@ -30,6 +32,13 @@ struct Primitive {
 class PrimitiveCache {
  public:
   Primitive& get(const MatmulDesc& d) {
+    // oneDNN fixes a primitive's thread count when it builds it: after omp_set_num_threads the
+    // primitives built for the old count are dropped, not run on it.
+    if (const int threads = omp_get_max_threads(); threads != threads_) {
+      index_.clear();
+      order_.clear();
+      threads_ = threads;
+    }
     auto it = index_.find(d);
     if (it != index_.end()) {
       order_.splice(order_.begin(), order_, it->second);
@@ -76,6 +85,7 @@ class PrimitiveCache {
     return Primitive{pd, dnnl::matmul(pd), std::strncmp(pd.impl_info_str(), "brg", 3) == 0};
   }
 
+  int threads_ = 0;
   dnnl::engine engine_{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream_{engine_};
   std::list<std::pair<MatmulDesc, Primitive>> order_;
