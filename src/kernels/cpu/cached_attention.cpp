@@ -13,18 +13,18 @@
 #include "kernels/cpu/fast_exp.h"
 #include "kernels/cpu/key_range.h"
 #include "kernels/cpu/ops.h"
+#include "kernels/cpu/reductions.h"
 
 namespace attn::cpu {
 
 namespace {
 
 #if defined(__AVX512F__)
-// row[p] = q·k_p for p in [lo, hi), d_k = 64; returns their maximum.
+// row[p] = q·k_p for p in [lo, hi), d_k = 64.
 template <typename Key>
-float scores64(const float* q, Key key, int lo, int hi, float* row) {
+void scores64(const float* q, Key key, int lo, int hi, float* row) {
   const __m512 q0 = _mm512_loadu_ps(q), q1 = _mm512_loadu_ps(q + 16), q2 = _mm512_loadu_ps(q + 32),
                q3 = _mm512_loadu_ps(q + 48);
-  __m512 max = _mm512_set1_ps(-INFINITY);
   for (int p0 = lo; p0 < hi; p0 += 16) {
     const int n = std::min(16, hi - p0);
     __m512 acc[16];
@@ -39,14 +39,9 @@ float scores64(const float* q, Key key, int lo, int hi, float* row) {
         acc[j] = _mm512_setzero_ps();
       }
     });
-    const __mmask16 lanes = avx512::first_lanes(n);
     const __m512 s = avx512::sum_lanes16(acc, [](__m512 x, __m512 y) { return _mm512_add_ps(x, y); });
-    _mm512_mask_storeu_ps(row + p0, lanes, s);
-    max = _mm512_mask_max_ps(max, lanes, s, max);  // a NaN score skipped, as std::max skips it
+    _mm512_mask_storeu_ps(row + p0, avx512::first_lanes(n), s);
   }
-  float lanes[16];  // (not _mm512_reduce_max_ps: GCC 12 warns about its undefined source vector)
-  _mm512_storeu_ps(lanes, max);
-  return *std::max_element(lanes, lanes + 16);
 }
 #endif
 
@@ -71,8 +66,9 @@ void one_head(const CachedAttention& a, int r, int h, float scale, float* row, f
   float max = -INFINITY;
 #if defined(__AVX512F__)
   if constexpr (D == 64) {
-    max = scores64(
+    scores64(
         q, [&](int p) { return cached(p) + h * D; }, lo, hi, row);
+    max = row_max(row + lo, hi - lo);
   } else
 #endif
   {

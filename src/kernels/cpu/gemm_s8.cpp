@@ -4,11 +4,10 @@
 // the "matmul f32·s8" lines), and the exact integer sums scaled back per row and column:
 //   x·Wᵀ[i, j] ≈ Σ_c xs_i (qx_ic - z_i) · ws_j qw_jc = xs_i ws_j (S_ij - z_i Σ_c qw_jc).
 // A decoding step of one to four rows (batch 1, greedy or beam up to 4) takes the integer sums from
-// a kernel of its own where the build targets AVX512-VNNI and oneDNN uses it too (8-bit activations;
-// a run with ONEDNN_MAX_CPU_ISA below VNNI keeps oneDNN's kernel, as CTest's 7-bit run checks):
-// oneDNN's matmul spends most of such a call
-// outside the multiply-adds (the "matmul f32·s8 NT 4x..." lines of bench/translate_bench --profile
-// --precision int8 show the rate).
+// a kernel of its own where the build targets AVX512-VNNI and oneDNN uses it too (8-bit
+// activations; a run with ONEDNN_MAX_CPU_ISA below VNNI keeps oneDNN's kernel, as CTest's 7-bit
+// run checks): oneDNN's matmul spends most of such a call outside the multiply-adds (the "matmul
+// f32·s8 NT 4x..." lines of bench/translate_bench --profile --precision int8 show the rate).
 #include <algorithm>
 #include <vector>
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__)
