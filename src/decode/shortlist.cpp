@@ -60,25 +60,40 @@ std::string vocabulary_fingerprint(const data::Vocabulary& vocabulary) {
   return to_hex(hash.finish());
 }
 
-Shortlist Shortlist::build(const data::Vocabulary& vocabulary, const std::vector<std::vector<std::int32_t>>& source,
-                           const std::vector<std::vector<std::int32_t>>& target, const ShortlistOptions& options) {
-  if (source.size() != target.size())
-    throw Error("shortlist: " + std::to_string(source.size()) + " source lines but " + std::to_string(target.size()) +
-                " target lines");
+namespace {
+
+void check_ids(const std::vector<std::vector<std::int32_t>>& lines, std::int32_t size, const char* side) {
+  for (const auto& line : lines)
+    for (std::int32_t id : line)
+      if (id < 0 || id >= size)
+        throw Error(std::string("shortlist: ") + side + " id " + std::to_string(id) + " outside the vocabulary");
+}
+
+}  // namespace
+
+void check_shortlist_options(const ShortlistOptions& options) {
   if (options.per_source < 1 || options.frequent < 0 || options.iterations < 0)
     throw Error("shortlist: per_source must be >= 1, frequent and iterations >= 0");
+}
+
+Shortlist Shortlist::from_table(const data::Vocabulary& vocabulary,
+                                const std::vector<std::vector<std::int32_t>>& target, LexicalTable table,
+                                const ShortlistOptions& options) {
+  check_shortlist_options(options);
+  if (options.method == ShortlistMethod::attention && options.attention_layer < 0)
+    throw Error("shortlist: a table from attention names the layer it read (attention_layer >= 0)");
+  const std::int32_t size = vocabulary.size();
+  if (table.size() != static_cast<std::size_t>(size))
+    throw Error("shortlist: a lexical table of " + std::to_string(table.size()) +
+                " source pieces for a vocabulary of " + std::to_string(size));
+  check_ids(target, size, "target");
   Shortlist s;
   s.options_ = options;
   s.vocabulary_fingerprint_ = vocabulary_fingerprint(vocabulary);
-  const std::int32_t size = vocabulary.size();
-  s.candidates_.assign(static_cast<std::size_t>(size), {});
 
   std::vector<std::int64_t> counts(static_cast<std::size_t>(size), 0);
   for (const auto& line : target)
-    for (std::int32_t id : line) {
-      if (id < 0 || id >= size) throw Error("shortlist: target id " + std::to_string(id) + " outside the vocabulary");
-      ++counts[static_cast<std::size_t>(id)];
-    }
+    for (std::int32_t id : line) ++counts[static_cast<std::size_t>(id)];
   std::vector<std::int32_t> by_count;
   for (std::int32_t id = 0; id < size; ++id)
     if (counts[static_cast<std::size_t>(id)] > 0) by_count.push_back(id);
@@ -88,31 +103,49 @@ Shortlist Shortlist::build(const data::Vocabulary& vocabulary, const std::vector
   by_count.resize(std::min<std::size_t>(by_count.size(), static_cast<std::size_t>(options.frequent)));
   s.frequent_ = std::move(by_count);
 
-  std::vector<std::vector<std::string>> source_words, target_words;
-  source_words.reserve(source.size());
-  target_words.reserve(target.size());
-  for (std::size_t i = 0; i < source.size(); ++i) {
-    for (std::int32_t id : source[i])
-      if (id < 0 || id >= size) throw Error("shortlist: source id " + std::to_string(id) + " outside the vocabulary");
-    source_words.push_back(as_words(source[i]));
-    target_words.push_back(as_words(target[i]));
-  }
-  const auto model = inspect::IbmModel1::train(source_words, target_words, {options.iterations});
-  model.for_each_translation([&](const std::string& e, const std::string& f, double t) {
-    if (t > 0) s.candidates_[static_cast<std::size_t>(std::stoi(e))].push_back({std::stoi(f), static_cast<float>(t)});
-  });
-  for (auto& list : s.candidates_) {
+  for (auto& list : table) {
+    for (const auto& c : list)
+      if (c.target < 0 || c.target >= size || !(c.probability > 0 && c.probability <= 1))
+        throw Error("shortlist: a lexical table entry outside the vocabulary or not a probability in (0, 1]");
     std::sort(list.begin(), list.end(), [](const ShortlistCandidate& a, const ShortlistCandidate& b) {
       return a.probability != b.probability ? a.probability > b.probability : a.target < b.target;
     });
     if (list.size() > static_cast<std::size_t>(options.per_source))
       list.resize(static_cast<std::size_t>(options.per_source));
   }
+  s.candidates_ = std::move(table);
   return s;
 }
 
-Shortlist build_shortlist(const data::Vocabulary& vocabulary, const std::filesystem::path& source,
-                          const std::filesystem::path& target, const ShortlistOptions& options) {
+Shortlist Shortlist::build(const data::Vocabulary& vocabulary, const std::vector<std::vector<std::int32_t>>& source,
+                           const std::vector<std::vector<std::int32_t>>& target, const ShortlistOptions& options) {
+  if (source.size() != target.size())
+    throw Error("shortlist: " + std::to_string(source.size()) + " source lines but " + std::to_string(target.size()) +
+                " target lines");
+  check_shortlist_options(options);
+  const std::int32_t size = vocabulary.size();
+  check_ids(source, size, "source");
+  check_ids(target, size, "target");
+  std::vector<std::vector<std::string>> source_words, target_words;
+  source_words.reserve(source.size());
+  target_words.reserve(target.size());
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    source_words.push_back(as_words(source[i]));
+    target_words.push_back(as_words(target[i]));
+  }
+  LexicalTable table(static_cast<std::size_t>(size));
+  const auto model = inspect::IbmModel1::train(source_words, target_words, {options.iterations});
+  model.for_each_translation([&](const std::string& e, const std::string& f, double t) {
+    const auto p = static_cast<float>(t);  // a t below float's range is no candidate
+    if (p > 0) table[static_cast<std::size_t>(std::stoi(e))].push_back({std::stoi(f), p});
+  });
+  ShortlistOptions ibm1 = options;
+  ibm1.method = ShortlistMethod::ibm1;
+  return from_table(vocabulary, target, std::move(table), ibm1);
+}
+
+TokenisedPairs read_parallel_text(const data::Vocabulary& vocabulary, const std::filesystem::path& source,
+                                  const std::filesystem::path& target) {
   std::vector<std::string> source_lines = read_text_lines(source), target_lines = read_text_lines(target);
   if (source_lines.size() != target_lines.size())
     throw Error(source.string() + " has " + std::to_string(source_lines.size()) + " lines but " + target.string() +
@@ -124,8 +157,13 @@ Shortlist build_shortlist(const data::Vocabulary& vocabulary, const std::filesys
       kept_target.push_back(std::move(target_lines[i]));
     }
   if (kept_source.empty()) throw Error(source.string() + " / " + target.string() + ": no sentence pair to learn from");
-  return Shortlist::build(vocabulary, vocabulary.encode_lines(kept_source), vocabulary.encode_lines(kept_target),
-                          options);
+  return {vocabulary.encode_lines(kept_source), vocabulary.encode_lines(kept_target)};
+}
+
+Shortlist build_shortlist(const data::Vocabulary& vocabulary, const std::filesystem::path& source,
+                          const std::filesystem::path& target, const ShortlistOptions& options) {
+  const TokenisedPairs pairs = read_parallel_text(vocabulary, source, target);
+  return Shortlist::build(vocabulary, pairs.source, pairs.target, options);
 }
 
 const std::vector<ShortlistCandidate>& Shortlist::candidates(std::int32_t source) const {
@@ -178,9 +216,12 @@ void Shortlist::save(const std::filesystem::path& path) const {
   std::ostringstream out;
   out << kMagic << "\n"
       << "vocabulary " << vocabulary_fingerprint_ << " " << candidates_.size() << "\n"
-      << "per_source " << options_.per_source << " frequent " << options_.frequent << " iterations "
-      << options_.iterations << "\n"
-      << "frequent";
+      << "per_source " << options_.per_source << " frequent " << options_.frequent;
+  if (options_.method == ShortlistMethod::attention)
+    out << " attention_layer " << options_.attention_layer << "\n";
+  else
+    out << " iterations " << options_.iterations << "\n";
+  out << "frequent";
   for (std::int32_t id : frequent_) out << " " << id;
   out << "\n";
   char number[32];
@@ -244,10 +285,17 @@ Shortlist Shortlist::load(const std::filesystem::path& path, const data::Vocabul
                        "...): build it again with `attn shortlist build --model` for this model");
   if (!next()) bad("missing the options line");
   f = fields(line);
+  if (f.size() == 6 && f[4] == "attention_layer") {
+    s.options_.method = ShortlistMethod::attention;
+    if (!parse_number(f[5], s.options_.attention_layer) || s.options_.attention_layer < 0) f.clear();
+  } else if (f.size() == 6 && f[4] == "iterations") {
+    if (!parse_number(f[5], s.options_.iterations) || s.options_.iterations < 0) f.clear();
+  } else {
+    f.clear();
+  }
   if (f.size() != 6 || f[0] != "per_source" || !parse_number(f[1], s.options_.per_source) || f[2] != "frequent" ||
-      !parse_number(f[3], s.options_.frequent) || f[4] != "iterations" || !parse_number(f[5], s.options_.iterations) ||
-      s.options_.per_source < 1 || s.options_.frequent < 0 || s.options_.iterations < 0)
-    bad("expected \"per_source N frequent N iterations N\"");
+      !parse_number(f[3], s.options_.frequent) || s.options_.per_source < 1 || s.options_.frequent < 0)
+    bad("expected \"per_source N frequent N iterations N\" or \"per_source N frequent N attention_layer L\"");
   const auto id_in_range = [&](std::string_view text, std::int32_t& id) {
     if (!parse_number(text, id) || id < 0 || id >= size) bad(quoted(text) + " is not a piece id");
   };

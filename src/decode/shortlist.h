@@ -23,16 +23,28 @@ inline constexpr int kDefaultShortlistK = 50;
 // kept in a cache) reuse them from batch to batch instead of compiling one per batch and row count.
 inline constexpr int kShortlistWidthMultiple = 256;
 
+// Where t(target | source) comes from: IBM Model 1 over the pieces of the parallel text, or the
+// model's own cross-attention over them (decode/shortlist_attention.h).
+enum class ShortlistMethod { ibm1, attention };
+
 struct ShortlistOptions {
   int per_source = 100;  // candidates kept per source piece (the k a translation may use is at most this)
   int frequent = 100;    // most frequent target pieces, always in the list
-  int iterations = 5;    // EM iterations of IBM Model 1 over the pieces
+  int iterations = 5;    // ibm1: EM iterations of IBM Model 1 over the pieces
+  ShortlistMethod method = ShortlistMethod::ibm1;
+  int attention_layer = -1;  // attention: the decoder layer read (mean of its heads); -1: the last
 };
+
+// Throws Error unless per_source >= 1, frequent >= 0 and iterations >= 0.
+void check_shortlist_options(const ShortlistOptions& options);
 
 struct ShortlistCandidate {
   std::int32_t target = 0;
-  float probability = 0;  // t(target | source), IBM Model 1
+  float probability = 0;  // t(target | source)
 };
+
+// t(target | source) for each source id (outer index), in any order; absent pairs are 0.
+using LexicalTable = std::vector<std::vector<ShortlistCandidate>>;
 
 class Shortlist {
  public:
@@ -41,6 +53,11 @@ class Shortlist {
   // pieces by descending count (ties: lower id first).
   static Shortlist build(const data::Vocabulary& vocabulary, const std::vector<std::vector<std::int32_t>>& source,
                          const std::vector<std::vector<std::int32_t>>& target, const ShortlistOptions& options);
+  // From any lexical table (one list per vocabulary id; probabilities in (0, 1], ids in the
+  // vocabulary, else Error): each list sorted by descending t (ties: lower id first) and cut to
+  // options.per_source; the frequent pieces counted in `target` (ids without EOS) as build does.
+  static Shortlist from_table(const data::Vocabulary& vocabulary, const std::vector<std::vector<std::int32_t>>& target,
+                              LexicalTable table, const ShortlistOptions& options);
 
   // Reads a file `save` wrote; throws Error naming the file (and line) if it is not one, is
   // corrupt (its checksum does not match) or was built for another vocabulary than `vocabulary`.
@@ -67,9 +84,16 @@ class Shortlist {
   std::vector<std::vector<ShortlistCandidate>> candidates_;  // per source id
 };
 
-// Shortlist::build from parallel text files (UTF-8, one sentence per line, as many lines in each;
-// pairs with a blank side are skipped), tokenised with `vocabulary`. Throws Error naming the file
-// (and line) that cannot be read or the two files' line counts.
+// The sentence pairs of two parallel text files (UTF-8, one sentence per line, as many lines in
+// each), tokenised with `vocabulary` (ids without EOS); pairs with a blank side are skipped. Throws
+// Error naming the file (and line) that cannot be read, the two files' line counts, or no pair left.
+struct TokenisedPairs {
+  std::vector<std::vector<std::int32_t>> source, target;
+};
+TokenisedPairs read_parallel_text(const data::Vocabulary& vocabulary, const std::filesystem::path& source,
+                                  const std::filesystem::path& target);
+
+// Shortlist::build (IBM Model 1) from parallel text files, read by read_parallel_text.
 Shortlist build_shortlist(const data::Vocabulary& vocabulary, const std::filesystem::path& source,
                           const std::filesystem::path& target, const ShortlistOptions& options);
 

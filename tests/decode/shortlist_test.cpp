@@ -174,6 +174,12 @@ TEST_F(ShortlistTest, BadFilesAreRefusedNamingTheFileAndProblem) {
   refused(write("options", sealed("attn shortlist 1\nvocabulary " + vocabulary_fingerprint(*vocabulary_) + " " +
                                   std::to_string(vocabulary_->size()) + "\nper_source 0 frequent 1 iterations 1\n")),
           *vocabulary_, ":3: expected \"per_source N frequent N iterations N\"");
+  for (const std::string options : {"per_source 2 frequent 1 attention_layer -1", "per_source 2 frequent 1 bogus 1",
+                                    "per_source 2 frequent 1 attention_layer x", "per_source 2 frequent 1"})
+    refused(write("options " + options, sealed("attn shortlist 1\nvocabulary " + vocabulary_fingerprint(*vocabulary_) +
+                                               " " + std::to_string(vocabulary_->size()) + "\n" + options + "\n")),
+            *vocabulary_,
+            ":3: expected \"per_source N frequent N iterations N\" or \"per_source N frequent N attention_layer L\"");
   EXPECT_EQ(error_loading(write("fine", sealed(head + "frequent 7\n5 7:0.5\n")), *vocabulary_), "(loaded)");
 }
 

@@ -110,7 +110,7 @@ void gemm_s8(int m, int n, int k, float alpha, const float* x, std::int64_t ldx,
   const std::int32_t* all_sums = sums.data();
   const float* row_scales = x_scales.data();
   const std::int32_t* zeros = zero_points.data();
-#pragma omp parallel for schedule(static) if (static_cast <std::int64_t>(m) * n > (1 << 15))
+#pragma omp parallel for schedule(static) if (static_cast <std::int64_t>(m) * n > (1 << 13))
   for (int i = 0; i < m; ++i) {
     const std::int32_t* si = all_sums + static_cast<std::int64_t>(i) * n;
     float* ci = c + static_cast<std::int64_t>(i) * ldc;
