@@ -1,6 +1,7 @@
 #include "decode/shortlist_attention.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <string>
 
@@ -24,6 +25,9 @@ void AttentionLinkCounts::add(const std::vector<std::int32_t>& source, const std
   const auto inside = [size](std::int32_t id) { return id >= 0 && id < size; };
   if (!std::all_of(source.begin(), source.end(), inside) || !std::all_of(target.begin(), target.end(), inside))
     throw Error("shortlist: a piece id outside the vocabulary of " + std::to_string(size));
+  // A model whose attention is not finite has diverged: its counts would be a table of nothing.
+  if (!std::all_of(attention.weights.begin(), attention.weights.end(), [](float w) { return std::isfinite(w); }))
+    throw Error("shortlist: the model's cross-attention is not finite (NaN or infinity): has its training diverged?");
   for (std::size_t j = 0; j < target.size(); ++j)
     for (std::size_t i = 0; i < source.size(); ++i) {
       const float w = attention.at(static_cast<int>(j), static_cast<int>(i));
@@ -44,6 +48,7 @@ LexicalTable AttentionLinkCounts::probabilities() const {
     double total = 0;
     for (const auto& [t, c] : counts_[s]) total += c;
     if (!(total > 0)) continue;
+    table[s].reserve(counts_[s].size());
     for (const auto& [t, c] : counts_[s]) {
       const auto p = static_cast<float>(std::min(1.0, c / total));
       if (p > 0) table[s].push_back({t, p});
@@ -63,6 +68,11 @@ LexicalTable attention_lexical_table(Transformer& model, const std::vector<std::
   if (layer < 0 || layer >= layers)
     throw Error("shortlist: layer " + std::to_string(layer) + " is not a decoder layer of the model (0-" +
                 std::to_string(layers - 1) + ")");
+  const std::size_t limit = static_cast<std::size_t>(model.config().max_positions - 1);
+  for (std::size_t i = 0; i < source.size(); ++i)
+    if (source[i].size() > limit || target[i].size() > limit)
+      throw Error("shortlist: pair " + std::to_string(i + 1) + " is longer than the model's " + std::to_string(limit) +
+                  " tokens");
   // Pairs of similar lengths batched together pad least; the sums do not depend on the order but
   // in their last bits.
   std::vector<std::size_t> order(source.size());
@@ -73,7 +83,7 @@ LexicalTable attention_lexical_table(Transformer& model, const std::vector<std::
   AttentionSelection selection;
   selection.layers = {layer};
   AttentionLinkCounts counts(model.config().vocab_size);
-  const std::size_t chunk = static_cast<std::size_t>(batch_sentences) * 16;  // pairs whose attention is held at once
+  const std::size_t chunk = static_cast<std::size_t>(batch_sentences);  // pairs whose attention is held at once
   std::vector<std::vector<std::int32_t>> src, tgt;
   for (std::size_t start = 0; start < order.size(); start += chunk) {
     const std::size_t end = std::min(order.size(), start + chunk);
@@ -98,7 +108,11 @@ Shortlist build_attention_shortlist(const LoadedModel& model, const std::filesys
                                     std::size_t* skipped) {
   check_shortlist_options(options);
   Transformer& transformer = *model.model;
-  if (options.attention_layer < 0) options.attention_layer = transformer.config().decoder_layers - 1;
+  const int layers = transformer.config().decoder_layers;
+  if (options.attention_layer < 0) options.attention_layer = layers - 1;
+  if (options.attention_layer >= layers)  // before the text is read
+    throw Error("--layer " + std::to_string(options.attention_layer) + ": the model's decoder layers are 0-" +
+                std::to_string(layers - 1));
   options.method = ShortlistMethod::attention;
   const TokenisedPairs pairs = read_parallel_text(*model.vocabulary, source, target);
   const std::size_t limit = static_cast<std::size_t>(transformer.config().max_positions - 1);

@@ -3,6 +3,8 @@
 // task a trained model's attention finding each source word's rendering.
 #include "decode/shortlist_attention.h"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "common/temp_dir.h"
@@ -74,6 +76,9 @@ TEST(AttentionLinkCounts, WrongShapesAndIdsAreRefused) {
   EXPECT_THROW(counts.add({5, 6}, {7}, matrix(2, 3, {0.5f, 0.5f})), Error);  // too few weights
   EXPECT_THROW(counts.add({5, 20}, {7}, matrix(2, 3, std::vector<float>(6, 0.1f))), Error);
   EXPECT_THROW(counts.add({5, 6}, {-1}, matrix(2, 3, std::vector<float>(6, 0.1f))), Error);
+  std::vector<float> nan(6, 0.1f);
+  nan[4] = std::nanf("");
+  EXPECT_THROW(counts.add({5, 6}, {7}, matrix(2, 3, nan)), Error);          // a diverged model's attention
   for (const auto& row : counts.probabilities()) EXPECT_TRUE(row.empty());  // nothing half-counted
 }
 
@@ -171,6 +176,9 @@ TEST(AttentionShortlistOnTheTinyTask, EachWordsFirstCandidateIsItsRendering) {
   }
   EXPECT_THROW(attention_lexical_table(model, sources, targets, model.config().decoder_layers, 16), Error);
   EXPECT_THROW(attention_lexical_table(model, sources, {}, 0, 16), Error);
+  const std::vector<std::vector<std::int32_t>> too_long{
+      std::vector<std::int32_t>(static_cast<std::size_t>(model.config().max_positions), task::kFirstWord)};
+  EXPECT_THROW(attention_lexical_table(model, too_long, {{task::kSingle}}, 0, 16), Error);
 }
 
 }  // namespace

@@ -58,7 +58,7 @@ TEST(ShortlistCommand, AttentionLinksEachReversedWordToItself) {
 
   const auto bad_layer = testing::run_attn(build + " --layer 2 -o " + (dir / "never").string());
   EXPECT_NE(bad_layer.exit_code, 0);
-  EXPECT_NE(bad_layer.output.find("layer 2 is not a decoder layer of the model (0-1)"), std::string::npos)
+  EXPECT_NE(bad_layer.output.find("--layer 2: the model's decoder layers are 0-1"), std::string::npos)
       << bad_layer.output;
   EXPECT_FALSE(std::filesystem::exists(dir / "never")) << "nothing written on an error";
   std::filesystem::remove_all(dir);
