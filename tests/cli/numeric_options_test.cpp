@@ -46,6 +46,12 @@ TEST(NumericOptions, NonsenseValuesAreRefusedNamingTheOption) {
       {"heatmap --attention a --out b --cutoff nan", "--cutoff"},
       {"train --batch-tokens 0 --train-source a --train-target b --vocabulary v", "batch_tokens"},
       {"train --lr-scale nan --train-source a --train-target b --vocabulary v", "--lr-scale"},
+      {"shortlist build " + m + " --train-source a --train-target b -o c --per-source 0", "--per-source"},
+      {"shortlist build " + m + " --train-source a --train-target b -o c --frequent -1", "--frequent"},
+      {"shortlist build " + m + " --train-source a --train-target b -o c --method attention --layer -1", "--layer"},
+      {"shortlist build " + m + " --train-source a --train-target b -o c --method attention --batch-sentences 0",
+       "--batch-sentences"},
+      {"shortlist build " + m + " --train-source a --train-target b -o c --method nearest", "--method"},
   };
   for (const auto& [arguments, option] : cases) {
     // Under a 30 s timeout, so that a hang fails the test instead of stalling it.
