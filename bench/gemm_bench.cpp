@@ -1,6 +1,7 @@
 // Benchmark: the training step's matrix products, through the two float32 routes oneDNN offers
 // here: sgemm (dnnl_sgemm) and the matmul primitive (its brgemm kernel). The median of 7 runs.
-//   gemm_bench [D_MODEL D_FF]...     default: 256 1024 (small) and 512 2048 (base); 4096 rows, vocab 8000
+//   gemm_bench [--rows N] [D_MODEL D_FF]...  default: 256 1024 (small) and 512 2048 (base); 4096 rows
+//                                            (a batch's tokens: 1024 for the cpu-hour preset), vocab 8000
 // Then a decoding step's x·Wᵀ (32 and 128 rows): directly, transposed, as oneDNN's matmul and as
 // gemm() routes it; and attention's batched per-(sentence, head) products (128 sentences × 32 tokens, d_k 64):
 // the AVX-512 small-block kernel against oneDNN's batched matmul.
@@ -9,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "kernels/backend.h"
@@ -43,9 +45,15 @@ double median_seconds(F&& run) {
 
 int main(int argc, char** argv) {
   std::vector<std::pair<int, int>> sizes;
-  for (int i = 1; i + 1 < argc; i += 2) sizes.emplace_back(std::atoi(argv[i]), std::atoi(argv[i + 1]));
+  int rows = 4096;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::string(argv[i]) == "--rows")
+      rows = std::max(1, std::atoi(argv[i + 1]));
+    else
+      sizes.emplace_back(std::atoi(argv[i]), std::atoi(argv[i + 1]));
+  }
   if (sizes.empty()) sizes = {{256, 1024}, {512, 2048}};
-  const int rows = 4096, vocab = 8000;
+  const int vocab = 8000;
   for (auto [d, ff] : sizes) {
     // Forward x·Wᵀ (NT), backward dy·W (NN) and dyᵀ·x (TN) for each layer kind.
     const std::vector<Shape> shapes{

@@ -1,10 +1,12 @@
 #!/usr/bin/python3
 """The same training step as train_step_bench, in PyTorch (Debian's python3-torch), for comparison.
 
-    bench/pytorch_train_step.py [--bf16] [PRESET...]      default: small base, float32
+    bench/pytorch_train_step.py [--bf16] [--sentences N] [--dropout P] [PRESET...]
+                                                          default: small base, float32, 128, 0.1
 
 --bf16: mixed precision with torch.autocast("cpu", torch.bfloat16), the counterpart of
-train_step_bench --precision bf16.
+train_step_bench --precision bf16. --sentences N: N pairs a batch (32 for the cpu-hour preset's
+batches of 1024 tokens); --dropout P: the dropout rate (0 for cpu-hour).
 
 One step: forward, backward and Adam update of the paper's Transformer (post-LN, shared embedding
 and output projection scaled by sqrt(d_model), sinusoidal positions, dropout 0.1, label smoothing
@@ -70,12 +72,25 @@ class Transformer(nn.Module):
 def main():
     torch.set_num_threads(os.cpu_count())
     args = sys.argv[1:]
-    bf16 = "--bf16" in args
-    presets = [a for a in args if a != "--bf16"] or ["small", "base"]
-    B, S, T, V = 128, 32, 32, 8000
+    bf16, B, dropout, presets = False, 128, 0.1, []
+    while args:
+        a = args.pop(0)
+        if a == "--bf16":
+            bf16 = True
+        elif a in ("--sentences", "--dropout") and args:
+            if a == "--sentences":
+                B = max(1, int(args.pop(0)))
+            else:
+                dropout = float(args.pop(0))
+        elif a in PRESETS:
+            presets.append(a)
+        else:
+            sys.exit(f"pytorch_train_step.py: unknown argument '{a}' (presets: {', '.join(PRESETS)})")
+    presets = presets or ["small", "base"]
+    S, T, V = 32, 32, 8000
     for preset in presets:
         torch.manual_seed(1)
-        model = Transformer(V, **PRESETS[preset])
+        model = Transformer(V, **PRESETS[preset], dropout=dropout)
         opt = torch.optim.Adam(model.parameters(), lr=1e-4, betas=(0.9, 0.98), eps=1e-9)
         src = torch.randint(4, V, (B, S))
         tgt = torch.randint(4, V, (B, T + 1))
@@ -101,7 +116,7 @@ def main():
         secs = sorted(times)[len(times) // 2]
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         params = sum(p.numel() for p in model.parameters()) / 1e6
-        print(f"pytorch_train_step {preset:6} torch={torch.__version__} precision={'bf16' if bf16 else 'fp32'} params={params:.1f}M batch={B}x({S}+{T}) "
+        print(f"pytorch_train_step {preset:6} torch={torch.__version__} precision={'bf16' if bf16 else 'fp32'} dropout={dropout:g} params={params:.1f}M batch={B}x({S}+{T}) "
               f"tokens/s={B * T / secs:.0f} step_ms={secs * 1e3:.1f} peak_rss_MB={rss:.0f}", flush=True)
 
 
