@@ -1,8 +1,8 @@
 // Benchmark: one full training step (forward, backward, Adam update; dropout and label smoothing
 // on) on a batch of 128 sentence pairs × 32 + 32 tokens (~4096 target tokens; --sentences N: N
 // pairs, e.g. 32 for the cpu-hour preset's batches of 1024 tokens; --dropout P: the rate, e.g. 0 for
-// cpu-hour, default the preset's).
-//   train_step_bench [--profile] [--precision fp32|bf16] [--sentences N] [--dropout P] [PRESET...]
+// cpu-hour, default the preset's; --vocab N: the shared vocabulary's pieces, default 8000).
+//   train_step_bench [--profile] [--precision fp32|bf16] [--sentences N] [--dropout P] [--vocab N] [PRESET...]
 //                                                                   default: small base, fp32, 128
 // Prints target tokens/s and the step time (median step), the GEMM share of the FLOPs, and peak resident memory.
 #include <sys/resource.h>
@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   attn::MatmulPrecision precision = attn::MatmulPrecision::fp32;
   int B = 128;
   float dropout = -1;  // the preset's
+  int vocab = 8000;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--profile")
       profile = true;
@@ -56,6 +57,8 @@ int main(int argc, char** argv) {
       precision = attn::parse_matmul_precision(argv[++i]);
     else if (std::string(argv[i]) == "--sentences" && i + 1 < argc)
       B = std::max(1, std::atoi(argv[++i]));
+    else if (std::string(argv[i]) == "--vocab" && i + 1 < argc)
+      vocab = std::max(8, std::atoi(argv[++i]));
     else if (std::string(argv[i]) == "--dropout" && i + 1 < argc)
       dropout = std::clamp(static_cast<float>(std::atof(argv[++i])), 0.0f, 0.9f);
     else
@@ -65,7 +68,7 @@ int main(int argc, char** argv) {
   const int S = 32, T = 32;
   for (const auto& preset : presets) {
     attn::ModelConfig c = attn::ModelConfig::preset(preset);  // throws for an unknown name, listing the known
-    c.vocab_size = 8000;
+    c.vocab_size = vocab;
     if (dropout >= 0) c.dropout = dropout;
     attn::Backend& backend = attn::cpu_backend(precision);
     attn::ProfilingBackend profiler(backend);
@@ -101,12 +104,12 @@ int main(int argc, char** argv) {
     std::sort(times.begin(), times.end());
     const double secs = times[times.size() / 2];
     std::printf(
-        "train_step %-6s precision=%s dropout=%g params=%.1fM batch=%dx(%d+%d) tokens/s=%.0f step_ms=%.1f "
+        "train_step %-6s precision=%s dropout=%g vocab=%d params=%.1fM batch=%dx(%d+%d) tokens/s=%.0f step_ms=%.1f "
         "gemm_GFLOP/s=%.0f "
         "peak_rss_MB=%.0f workspace_MB=%.0f fastest_step_ms=%.1f\n",
-        preset.c_str(), attn::to_string(precision).c_str(), double(c.dropout), model.parameter_count() / 1e6, B, S, T,
-        B * T / secs, secs * 1e3, flops / secs / 1e9, peak_rss_mb(), model.workspace_bytes() / 1048576.0,
-        times.front() * 1e3);
+        preset.c_str(), attn::to_string(precision).c_str(), double(c.dropout), c.vocab_size,
+        model.parameter_count() / 1e6, B, S, T, B * T / secs, secs * 1e3, flops / secs / 1e9, peak_rss_mb(),
+        model.workspace_bytes() / 1048576.0, times.front() * 1e3);
     if (profile) std::printf("%s", profiler.report().c_str());
     std::fflush(stdout);
   }
