@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "core/error.h"
 
@@ -136,8 +137,46 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
                 ml, mt, pw, ph, ml + pw / 2, o.height - 12.0, escape(o.x_label).c_str(), mt + ph / 2,
                 escape(o.left_label).c_str());
   svg += buf;
+  // The legend goes in the corner of the plot where it covers fewest of the drawn points and
+  // line segments: the top right first, then the top left, the bottom right, the bottom left.
+  std::size_t entries = 0, longest = 0;
+  for (const auto& s : series)
+    if (!s.points.empty()) {
+      ++entries;
+      longest = std::max(longest, s.label.size() + (s.right_axis ? 8 : 0));
+    }
+  const double legend_w = 40 + 7.0 * static_cast<double>(longest), legend_h = 18.0 * static_cast<double>(entries);
+  auto covered = [&](double left_edge, double top_edge) {
+    const double x0 = left_edge - 6, x1 = left_edge + legend_w + 6, y0 = top_edge - 6, y1 = top_edge + legend_h + 6;
+    auto inside = [&](double px, double py) { return px >= x0 && px <= x1 && py >= y0 && py <= y1; };
+    int n = 0;
+    for (const auto& s : series) {
+      const Range& r = s.right_axis ? right : left;
+      for (std::size_t i = 0; i < s.points.size(); ++i) {
+        const double px = sx(xv(s.points[i].first)), py = sy(r, s.points[i].second);
+        n += inside(px, py);
+        if (s.line && i + 1 < s.points.size()) {  // a segment: sampled every few pixels
+          const double qx = sx(xv(s.points[i + 1].first)), qy = sy(r, s.points[i + 1].second);
+          const int samples = 1 + static_cast<int>(std::hypot(qx - px, qy - py) / 4);
+          for (int k = 1; k < samples; ++k) {
+            const double f = static_cast<double>(k) / samples;
+            n += inside(px + f * (qx - px), py + f * (qy - py));
+          }
+        }
+      }
+    }
+    return n;
+  };
+  const double right_x = ml + pw - 10 - legend_w, left_x = ml + 10, top_y = mt + 4, bottom_y = mt + ph - 4 - legend_h;
+  double lx = right_x, ly0 = top_y;
+  int fewest = covered(lx, ly0);
+  for (const auto& [cx, cy] : {std::pair{left_x, top_y}, std::pair{right_x, bottom_y}, std::pair{left_x, bottom_y}}) {
+    if (fewest == 0) break;
+    const int n = covered(cx, cy);
+    if (n < fewest) fewest = n, lx = cx, ly0 = cy;
+  }
   // Series and legend.
-  double ly = mt + 14;
+  double ly = ly0 + 14;
   for (const auto& s : series) {
     if (s.points.empty()) continue;
     const Range& r = s.right_axis ? right : left;
@@ -164,14 +203,14 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
     if (s.points.size() < 40 || !s.line)
       for (const auto& [px, py] : s.points) circle(sx(xv(px)), sy(r, py));
     if (s.line) {
-      std::snprintf(
-          buf, sizeof buf, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"%s/>",
-          ml + pw - 190, ly - 4, ml + pw - 165, ly - 4, s.color.c_str(), s.dashed ? " stroke-dasharray=\"4 3\"" : "");
+      std::snprintf(buf, sizeof buf,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"%s/>", lx,
+                    ly - 4, lx + 25, ly - 4, s.color.c_str(), s.dashed ? " stroke-dasharray=\"4 3\"" : "");
       svg += buf;
     } else {
-      circle(ml + pw - 177.5, ly - 4);
+      circle(lx + 12.5, ly - 4);
     }
-    std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", ml + pw - 160, ly,
+    std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", lx + 30, ly,
                   escape(s.label + (s.right_axis ? " (right)" : "")).c_str());
     svg += buf;
     ly += 18;

@@ -1,9 +1,11 @@
-// The SVG line chart: where points land, the base-2 axis, dashed lines, points without a line, and
-// points it cannot draw.
+// The SVG line chart: where points land, the base-2 axis, dashed lines, points without a line,
+// points it cannot draw, and a legend that does not cover them.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <regex>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "inspect/svg_chart.h"
@@ -83,6 +85,69 @@ TEST(SvgChart, PointsThatCannotBeDrawnAreRefused) {
   }
   ChartSeries nan{"s", "#000", false, false, true, {{1, std::nan("")}}};
   EXPECT_THROW(svg_line_chart({nan}, {"t", "x", "y", ""}), Error);
+}
+
+struct Spot {
+  double x, y;
+};
+
+// The centres of the chart's circles and where its legend's text sits.
+std::vector<Spot> circles(const std::string& svg) {
+  std::vector<Spot> out;
+  const std::regex circle(R"re(<circle cx="([0-9.]+)" cy="([0-9.]+)")re");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), circle); it != std::sregex_iterator(); ++it)
+    out.push_back({std::stod((*it)[1]), std::stod((*it)[2])});
+  return out;
+}
+
+Spot text_of(const std::string& svg, const std::string& label) {
+  std::smatch m;
+  EXPECT_TRUE(std::regex_search(svg, m, std::regex(R"re(<text x="([0-9.]+)" y="([0-9.]+)">)re" + label + "</text>")))
+      << svg;
+  return m.empty() ? Spot{0, 0} : Spot{std::stod(m[1]), std::stod(m[2])};
+}
+
+// The sweep report's chart of dev BLEU per variant drew its legend over the best variant when that
+// one was last and highest (the top right, where the legend always went). A legend entry is its
+// marker (30 px) and its text (at most ~7 px a character, 12 px high): no data point may fall
+// within it, and it stays inside the plot (x 70..730, y 40..325 at the default size).
+TEST(SvgChart, TheLegendCoversNoPoint) {
+  const std::string label = "dev BLEU";
+  auto check = [&](const ChartSeries& s, const ChartOptions& o, const char* what) {
+    SCOPED_TRACE(what);
+    const std::string svg = svg_line_chart({s}, o);
+    const Spot t = text_of(svg, label);
+    const double x0 = t.x - 30, x1 = t.x + 7.0 * static_cast<double>(label.size()), y0 = t.y - 14, y1 = t.y + 4;
+    EXPECT_GE(x0, 70);
+    EXPECT_LE(x1, 730);
+    EXPECT_GE(y0, 40);
+    EXPECT_LE(y1, 325);
+    int in_legend = 0;
+    for (const Spot& c : circles(svg)) {
+      const bool inside = c.x + 5 >= x0 && c.x - 5 <= x1 && c.y + 5 >= y0 && c.y - 5 <= y1;
+      const bool marker = std::abs(c.x - (t.x - 17.5)) < 0.01 && std::abs(c.y - (t.y - 4)) < 0.01;
+      if (inside && !marker) ADD_FAILURE() << "a point at (" << c.x << ", " << c.y << ") under the legend\n" << svg;
+      in_legend += marker;
+    }
+    EXPECT_EQ(in_legend, s.line ? 0 : 1);  // points alone: the legend's marker is a circle too
+  };
+  ChartOptions categories{"t", "variant", "dev BLEU", ""};
+  categories.x_categories = {"a", "b", "c", "d", "e", "f", "g", "h"};
+  // Sweep 4's points: the seventh of eight the highest, at the top right.
+  check({label,
+         "#1f77b4",
+         false,
+         false,
+         false,
+         {{1, 26.09}, {2, 26.07}, {3, 25.87}, {4, 25.23}, {5, 24.05}, {6, 22.21}, {7, 26.77}, {8, 22.98}}},
+        categories, "sweep 4");
+  // Rising to the top right and falling to the bottom right: the corners left free are elsewhere.
+  check({label, "#000", false, false, false, {{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}, {6, 6}, {7, 7}, {8, 8}}},
+        categories, "rising");
+  check({label, "#000", false, false, false, {{1, 8}, {2, 7}, {3, 6}, {4, 5}, {5, 4}, {6, 3}, {7, 2}, {8, 10}}},
+        categories, "falling, then the highest last");
+  // A line through the top right corner: its dots too.
+  check({label, "#000", false, false, true, {{0, 0}, {5, 1}, {9, 9}, {10, 10}}}, {"t", "x", "y", ""}, "line");
 }
 
 }  // namespace
