@@ -137,8 +137,9 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
                 ml, mt, pw, ph, ml + pw / 2, o.height - 12.0, escape(o.x_label).c_str(), mt + ph / 2,
                 escape(o.left_label).c_str());
   svg += buf;
-  // The legend goes in the corner of the plot where it covers fewest of the drawn points and
-  // line segments: the top right first, then the top left, the bottom right, the bottom left.
+  // The legend goes in the corner of the plot where fewest of the drawn points and line segments
+  // come within 16 px of it (its marker must not pass for a point): the top right first, then the
+  // top left, the bottom right, the bottom left.
   std::size_t entries = 0, longest = 0;
   for (const auto& s : series)
     if (!s.points.empty()) {
@@ -147,7 +148,8 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
     }
   const double legend_w = 40 + 7.0 * static_cast<double>(longest), legend_h = 18.0 * static_cast<double>(entries);
   auto covered = [&](double left_edge, double top_edge) {
-    const double x0 = left_edge - 6, x1 = left_edge + legend_w + 6, y0 = top_edge - 6, y1 = top_edge + legend_h + 6;
+    const double clear = 16, x0 = left_edge - clear, x1 = left_edge + legend_w + clear, y0 = top_edge - clear,
+                 y1 = top_edge + legend_h + clear;
     auto inside = [&](double px, double py) { return px >= x0 && px <= x1 && py >= y0 && py <= y1; };
     int n = 0;
     for (const auto& s : series) {

@@ -109,8 +109,10 @@ Spot text_of(const std::string& svg, const std::string& label) {
 
 // The sweep report's chart of dev BLEU per variant drew its legend over the best variant when that
 // one was last and highest (the top right, where the legend always went). A legend entry is its
-// marker (30 px) and its text (at most ~7 px a character, 12 px high): no data point may fall
-// within it, and it stays inside the plot (x 70..730, y 40..325 at the default size).
+// marker (30 px) and its text (at most ~7 px a character, 12 px high): no data point may come
+// within 12 px of it (sweep 5's chart put the legend's marker, a hollow circle like the points,
+// 11 px beside its highest point), and it stays inside the plot (x 70..730, y 40..325 at the
+// default size).
 TEST(SvgChart, TheLegendCoversNoPoint) {
   const std::string label = "dev BLEU";
   auto check = [&](const ChartSeries& s, const ChartOptions& o, const char* what) {
@@ -124,7 +126,8 @@ TEST(SvgChart, TheLegendCoversNoPoint) {
     EXPECT_LE(y1, 325);
     int in_legend = 0;
     for (const Spot& c : circles(svg)) {
-      const bool inside = c.x + 5 >= x0 && c.x - 5 <= x1 && c.y + 5 >= y0 && c.y - 5 <= y1;
+      const double near = 5 + 12;  // the point's radius and the clearance
+      const bool inside = c.x + near >= x0 && c.x - near <= x1 && c.y + near >= y0 && c.y - near <= y1;
       const bool marker = std::abs(c.x - (t.x - 17.5)) < 0.01 && std::abs(c.y - (t.y - 4)) < 0.01;
       if (inside && !marker) ADD_FAILURE() << "a point at (" << c.x << ", " << c.y << ") under the legend\n" << svg;
       in_legend += marker;
@@ -141,6 +144,9 @@ TEST(SvgChart, TheLegendCoversNoPoint) {
          false,
          {{1, 26.09}, {2, 26.07}, {3, 25.87}, {4, 25.23}, {5, 24.05}, {6, 22.21}, {7, 26.77}, {8, 22.98}}},
         categories, "sweep 4");
+  ChartOptions four = categories;
+  four.x_categories.resize(4);
+  check({label, "#1f77b4", false, false, false, {{1, 26.14}, {2, 25.45}, {3, 22.40}, {4, 26.41}}}, four, "sweep 5");
   // Rising to the top right and falling to the bottom right: the corners left free are elsewhere.
   check({label, "#000", false, false, false, {{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}, {6, 6}, {7, 7}, {8, 8}}},
         categories, "rising");
