@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <utility>
 
 #include "core/error.h"
@@ -89,6 +90,65 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
   const double pw = o.width - ml - mr, ph = o.height - mt - mb;
   auto sx = [&](double v) { return ml + (v - x.lo) / (x.hi - x.lo) * pw; };
   auto sy = [&](const Range& r, double v) { return mt + ph - (v - r.lo) / (r.hi - r.lo) * ph; };
+  // The legend goes in the corner of the plot where the least ink comes within 20 px of it (its
+  // marker must not pass for a point): the top right first, then the top left, the bottom right,
+  // the bottom left. Ink is counted in 4-px cells, each once, so that a line logged densely does
+  // not outweigh a sparse one: every point's cell, and every cell a line passes through.
+  std::size_t entries = 0, longest = 0;
+  for (const auto& s : series)
+    if (!s.points.empty()) {
+      ++entries;
+      longest = std::max(longest, s.label.size() + (s.right_axis ? 8 : 0));
+    }
+  const double legend_w = 40 + 7.0 * static_cast<double>(longest), legend_h = 18.0 * static_cast<double>(entries);
+  std::set<std::pair<long, long>> ink;
+  auto mark = [&](double px, double py) { ink.emplace(std::lround(px / 4), std::lround(py / 4)); };
+  for (const auto& s : series) {
+    const Range& r = s.right_axis ? right : left;
+    for (std::size_t i = 0; i < s.points.size(); ++i) {
+      const double px = sx(xv(s.points[i].first)), py = sy(r, s.points[i].second);
+      mark(px, py);
+      if (s.line && i + 1 < s.points.size()) {  // the segment to the next point, every 2 px
+        const double qx = sx(xv(s.points[i + 1].first)), qy = sy(r, s.points[i + 1].second);
+        const int samples = 1 + static_cast<int>(std::hypot(qx - px, qy - py) / 2);
+        for (int k = 1; k < samples; ++k) {
+          const double f = static_cast<double>(k) / samples;
+          mark(px + f * (qx - px), py + f * (qy - py));
+        }
+      }
+    }
+  }
+  auto covered = [&](double left_edge, double top_edge) {
+    const double clear = 20, x0 = left_edge - clear, x1 = left_edge + legend_w + clear, y0 = top_edge - clear,
+                 y1 = top_edge + legend_h + clear;
+    std::size_t n = 0;
+    for (const auto& [cx, cy] : ink) {
+      const double px = 4.0 * static_cast<double>(cx), py = 4.0 * static_cast<double>(cy);
+      n += px >= x0 && px <= x1 && py >= y0 && py <= y1;
+    }
+    return n;
+  };
+  // A legend wider or taller than the plot starts at its left or top edge.
+  const double left_x = ml + 10, top_y = mt + 4;
+  const double right_x = std::max(left_x, ml + pw - 10 - legend_w), bottom_y = std::max(top_y, mt + ph - 4 - legend_h);
+  double lx = right_x, ly0 = top_y;
+  std::size_t fewest = covered(lx, ly0);
+  for (const auto& [cx, cy] : {std::pair{left_x, top_y}, std::pair{right_x, bottom_y}, std::pair{left_x, bottom_y}}) {
+    if (fewest == 0) break;
+    const std::size_t n = covered(cx, cy);
+    if (n < fewest) fewest = n, lx = cx, ly0 = cy;
+  }
+  // No corner free (a loss falling from the top left while a score rises to the top right): the
+  // value axes grow upwards until the data leave a band at the top for the legend, at the right.
+  if (fewest > 0 && legend_h + 48 < ph) {
+    const double grow = ph / (ph - legend_h - 48);
+    for (Range* r : {&left, &right})
+      if (!r->empty()) {  // the bottom stays where it is; the top rounds up to a whole tick step
+        const double step = tick_step(Range{r->lo, r->lo + (r->hi - r->lo) * grow}, 5);
+        r->hi = r->lo + std::ceil((r->hi - r->lo) * grow / step) * step;
+      }
+    lx = right_x, ly0 = top_y;
+  }
   std::string svg;
   char buf[512];
   std::snprintf(buf, sizeof buf,
@@ -111,7 +171,7 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
                   sx(v), mt, sx(v), mt + ph, sx(v), mt + ph + 16, escape(label).c_str());
     svg += buf;
   }
-  for (double v = left.lo; v <= left.hi + ls / 2; v += ls) {
+  for (double v = left.lo; v <= left.hi + ls * 1e-6; v += ls) {
     std::snprintf(buf, sizeof buf,
                   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
@@ -120,7 +180,7 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
   }
   if (mr > 30) {
     const double rs = tick_step(right, 5);
-    for (double v = right.lo; v <= right.hi + rs / 2; v += rs) {
+    for (double v = right.lo; v <= right.hi + rs * 1e-6; v += rs) {
       std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", ml + pw + 6, sy(right, v) + 4,
                     fmt(v).c_str());
       svg += buf;
@@ -137,46 +197,6 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
                 ml, mt, pw, ph, ml + pw / 2, o.height - 12.0, escape(o.x_label).c_str(), mt + ph / 2,
                 escape(o.left_label).c_str());
   svg += buf;
-  // The legend goes in the corner of the plot where fewest of the drawn points and line segments
-  // come within 16 px of it (its marker must not pass for a point): the top right first, then the
-  // top left, the bottom right, the bottom left.
-  std::size_t entries = 0, longest = 0;
-  for (const auto& s : series)
-    if (!s.points.empty()) {
-      ++entries;
-      longest = std::max(longest, s.label.size() + (s.right_axis ? 8 : 0));
-    }
-  const double legend_w = 40 + 7.0 * static_cast<double>(longest), legend_h = 18.0 * static_cast<double>(entries);
-  auto covered = [&](double left_edge, double top_edge) {
-    const double clear = 16, x0 = left_edge - clear, x1 = left_edge + legend_w + clear, y0 = top_edge - clear,
-                 y1 = top_edge + legend_h + clear;
-    auto inside = [&](double px, double py) { return px >= x0 && px <= x1 && py >= y0 && py <= y1; };
-    int n = 0;
-    for (const auto& s : series) {
-      const Range& r = s.right_axis ? right : left;
-      for (std::size_t i = 0; i < s.points.size(); ++i) {
-        const double px = sx(xv(s.points[i].first)), py = sy(r, s.points[i].second);
-        n += inside(px, py);
-        if (s.line && i + 1 < s.points.size()) {  // a segment: sampled every few pixels
-          const double qx = sx(xv(s.points[i + 1].first)), qy = sy(r, s.points[i + 1].second);
-          const int samples = 1 + static_cast<int>(std::hypot(qx - px, qy - py) / 4);
-          for (int k = 1; k < samples; ++k) {
-            const double f = static_cast<double>(k) / samples;
-            n += inside(px + f * (qx - px), py + f * (qy - py));
-          }
-        }
-      }
-    }
-    return n;
-  };
-  const double right_x = ml + pw - 10 - legend_w, left_x = ml + 10, top_y = mt + 4, bottom_y = mt + ph - 4 - legend_h;
-  double lx = right_x, ly0 = top_y;
-  int fewest = covered(lx, ly0);
-  for (const auto& [cx, cy] : {std::pair{left_x, top_y}, std::pair{right_x, bottom_y}, std::pair{left_x, bottom_y}}) {
-    if (fewest == 0) break;
-    const int n = covered(cx, cy);
-    if (n < fewest) fewest = n, lx = cx, ly0 = cy;
-  }
   // Series and legend.
   double ly = ly0 + 14;
   for (const auto& s : series) {

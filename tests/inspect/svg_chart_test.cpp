@@ -91,69 +91,108 @@ struct Spot {
   double x, y;
 };
 
-// The centres of the chart's circles and where its legend's text sits.
-std::vector<Spot> circles(const std::string& svg) {
+std::vector<Spot> matches(const std::string& svg, const std::regex& re) {
   std::vector<Spot> out;
-  const std::regex circle(R"re(<circle cx="([0-9.]+)" cy="([0-9.]+)")re");
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), circle); it != std::sregex_iterator(); ++it)
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), re); it != std::sregex_iterator(); ++it)
     out.push_back({std::stod((*it)[1]), std::stod((*it)[2])});
+  return out;
+}
+
+// The centres of the chart's circles, and the vertices of its lines.
+std::vector<Spot> circles(const std::string& svg) {
+  return matches(svg, std::regex(R"re(<circle cx="([0-9.]+)" cy="([0-9.]+)")re"));
+}
+
+std::vector<std::vector<Spot>> polylines(const std::string& svg) {
+  std::vector<std::vector<Spot>> out;
+  const std::regex line(R"re(<polyline[^>]* points="([^"]*)")re");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), line); it != std::sregex_iterator(); ++it)
+    out.push_back(matches((*it)[1].str(), std::regex(R"(([0-9.]+),([0-9.]+))")));
   return out;
 }
 
 Spot text_of(const std::string& svg, const std::string& label) {
   std::smatch m;
   EXPECT_TRUE(std::regex_search(svg, m, std::regex(R"re(<text x="([0-9.]+)" y="([0-9.]+)">)re" + label + "</text>")))
+      << label << "\n"
       << svg;
   return m.empty() ? Spot{0, 0} : Spot{std::stod(m[1]), std::stod(m[2])};
 }
 
 // The sweep report's chart of dev BLEU per variant drew its legend over the best variant when that
-// one was last and highest (the top right, where the legend always went). A legend entry is its
-// marker (30 px) and its text (at most ~7 px a character, 12 px high): no data point may come
-// within 12 px of it (sweep 5's chart put the legend's marker, a hollow circle like the points,
-// 11 px beside its highest point), and it stays inside the plot (x 70..730, y 40..325 at the
-// default size).
+// one was last and highest (the top right, where the legend always went), and then its marker, a
+// hollow circle like the points, beside sweep 5's highest point. A legend entry is its marker (30
+// px) and its text (at most ~7 px a character, 12 px high): no point's circle (radius 5) may come
+// within 12 px of the legend, no line within 12 px, and the legend stays inside the plot (x
+// 70..730, y 40..325 at the default size).
 TEST(SvgChart, TheLegendCoversNoPoint) {
-  const std::string label = "dev BLEU";
-  auto check = [&](const ChartSeries& s, const ChartOptions& o, const char* what) {
+  auto check = [&](const std::vector<ChartSeries>& series, const ChartOptions& o, const char* what) {
     SCOPED_TRACE(what);
-    const std::string svg = svg_line_chart({s}, o);
-    const Spot t = text_of(svg, label);
-    const double x0 = t.x - 30, x1 = t.x + 7.0 * static_cast<double>(label.size()), y0 = t.y - 14, y1 = t.y + 4;
+    const std::string svg = svg_line_chart(series, o);
+    std::vector<Spot> texts, markers;
+    double x0 = 1e9, x1 = -1e9, y0 = 1e9, y1 = -1e9;
+    std::size_t points = 0, lines = 0;
+    for (const auto& s : series) {
+      const std::string label = s.label + (s.right_axis ? " \\(right\\)" : "");
+      const Spot t = text_of(svg, label);
+      const double chars = static_cast<double>(s.label.size() + (s.right_axis ? 8 : 0));
+      x0 = std::min(x0, t.x - 30), x1 = std::max(x1, t.x + 7 * chars);
+      y0 = std::min(y0, t.y - 14), y1 = std::max(y1, t.y + 4);
+      if (!s.line) markers.push_back({t.x - 17.5, t.y - 4});
+      points += s.points.size(), lines += s.line;
+    }
     EXPECT_GE(x0, 70);
     EXPECT_LE(x1, 730);
     EXPECT_GE(y0, 40);
     EXPECT_LE(y1, 325);
-    int in_legend = 0;
-    for (const Spot& c : circles(svg)) {
-      const double near = 5 + 12;  // the point's radius and the clearance
-      const bool inside = c.x + near >= x0 && c.x - near <= x1 && c.y + near >= y0 && c.y - near <= y1;
-      const bool marker = std::abs(c.x - (t.x - 17.5)) < 0.01 && std::abs(c.y - (t.y - 4)) < 0.01;
-      if (inside && !marker) ADD_FAILURE() << "a point at (" << c.x << ", " << c.y << ") under the legend\n" << svg;
-      in_legend += marker;
+    auto near = [&](Spot c, double by) { return c.x + by >= x0 && c.x - by <= x1 && c.y + by >= y0 && c.y - by <= y1; };
+    const std::vector<Spot> drawn = circles(svg);
+    EXPECT_EQ(drawn.size(), points + markers.size());  // every point, and a marker per series of points alone
+    for (const Spot& c : drawn) {
+      bool marker = false;
+      for (const Spot& m : markers) marker |= std::abs(c.x - m.x) < 0.01 && std::abs(c.y - m.y) < 0.01;
+      if (!marker && near(c, 5 + 12))
+        ADD_FAILURE() << "a point at (" << c.x << ", " << c.y << ") by the legend\n" << svg;
     }
-    EXPECT_EQ(in_legend, s.line ? 0 : 1);  // points alone: the legend's marker is a circle too
+    const auto paths = polylines(svg);
+    EXPECT_EQ(paths.size(), lines);
+    for (const auto& path : paths)
+      for (std::size_t i = 0; i + 1 < path.size(); ++i)
+        for (double f = 0; f <= 1; f += 1.0 / 256) {
+          const Spot c{path[i].x + f * (path[i + 1].x - path[i].x), path[i].y + f * (path[i + 1].y - path[i].y)};
+          if (near(c, 12)) {
+            ADD_FAILURE() << "a line through (" << c.x << ", " << c.y << ") by the legend\n" << svg;
+            return;
+          }
+        }
   };
+  const std::string label = "dev BLEU";
   ChartOptions categories{"t", "variant", "dev BLEU", ""};
   categories.x_categories = {"a", "b", "c", "d", "e", "f", "g", "h"};
   // Sweep 4's points: the seventh of eight the highest, at the top right.
-  check({label,
-         "#1f77b4",
-         false,
-         false,
-         false,
-         {{1, 26.09}, {2, 26.07}, {3, 25.87}, {4, 25.23}, {5, 24.05}, {6, 22.21}, {7, 26.77}, {8, 22.98}}},
+  check({{label,
+          "#1f77b4",
+          false,
+          false,
+          false,
+          {{1, 26.09}, {2, 26.07}, {3, 25.87}, {4, 25.23}, {5, 24.05}, {6, 22.21}, {7, 26.77}, {8, 22.98}}}},
         categories, "sweep 4");
   ChartOptions four = categories;
   four.x_categories.resize(4);
-  check({label, "#1f77b4", false, false, false, {{1, 26.14}, {2, 25.45}, {3, 22.40}, {4, 26.41}}}, four, "sweep 5");
-  // Rising to the top right and falling to the bottom right: the corners left free are elsewhere.
-  check({label, "#000", false, false, false, {{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}, {6, 6}, {7, 7}, {8, 8}}},
+  check({{label, "#1f77b4", false, false, false, {{1, 26.14}, {2, 25.45}, {3, 22.40}, {4, 26.41}}}}, four, "sweep 5");
+  // Rising to the top right; falling, then the highest last; a U (both top corners taken).
+  check({{label, "#000", false, false, false, {{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 5}, {6, 6}, {7, 7}, {8, 8}}}},
         categories, "rising");
-  check({label, "#000", false, false, false, {{1, 8}, {2, 7}, {3, 6}, {4, 5}, {5, 4}, {6, 3}, {7, 2}, {8, 10}}},
+  check({{label, "#000", false, false, false, {{1, 8}, {2, 7}, {3, 6}, {4, 5}, {5, 4}, {6, 3}, {7, 2}, {8, 10}}}},
         categories, "falling, then the highest last");
-  // A line through the top right corner: its dots too.
-  check({label, "#000", false, false, true, {{0, 0}, {5, 1}, {9, 9}, {10, 10}}}, {"t", "x", "y", ""}, "line");
+  check({{label, "#000", false, false, false, {{1, 10}, {2, 9}, {3, 5}, {4, 1}, {5, 1}, {6, 5}, {7, 9}, {8, 10}}}},
+        categories, "a U");
+  // Lines: one through the top right corner; a learning curve falling from the top left with a
+  // second series on the right axis rising to the top right (two legend entries).
+  check({{label, "#000", false, false, true, {{0, 0}, {5, 1}, {9, 9}, {10, 10}}}}, {"t", "x", "y", ""}, "line");
+  check({{"train loss", "#000", false, false, true, {{0, 10}, {1, 6}, {2, 4}, {4, 3}, {8, 2.5}, {10, 2.4}}},
+         {"BLEU", "#d62728", true, false, true, {{0, 0}, {2, 10}, {4, 20}, {8, 25}, {10, 26}}}},
+        {"t", "x", "loss", "BLEU"}, "two axes");
 }
 
 }  // namespace
