@@ -46,6 +46,10 @@ double median_seconds(F&& run) {
 int main(int argc, char** argv) {
   std::vector<std::pair<int, int>> sizes;
   int rows = 4096;
+  if (argc % 2 == 0) {
+    std::fprintf(stderr, "gemm_bench: arguments come in pairs: --rows N, or D_MODEL D_FF\n");
+    return 2;
+  }
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::string(argv[i]) == "--rows")
       rows = std::max(1, std::atoi(argv[i + 1]));

@@ -77,7 +77,9 @@ def main():
         a = args.pop(0)
         if a == "--bf16":
             bf16 = True
-        elif a in ("--sentences", "--dropout") and args:
+        elif a in ("--sentences", "--dropout"):
+            if not args:
+                sys.exit(f"pytorch_train_step.py: {a} needs a value")
             if a == "--sentences":
                 B = max(1, int(args.pop(0)))
             else:

@@ -59,9 +59,13 @@ int main(int argc, char** argv) {
       B = std::max(1, std::atoi(argv[++i]));
     else if (std::string(argv[i]) == "--vocab" && i + 1 < argc)
       vocab = std::max(8, std::atoi(argv[++i]));
-    else if (std::string(argv[i]) == "--dropout" && i + 1 < argc)
-      dropout = std::clamp(static_cast<float>(std::atof(argv[++i])), 0.0f, 0.9f);
-    else
+    else if (std::string(argv[i]) == "--dropout" && i + 1 < argc) {
+      dropout = std::stof(argv[++i]);  // throws on a word that is no number
+      if (!(dropout >= 0 && dropout < 1)) {
+        std::fprintf(stderr, "train_step_bench: --dropout %s is not a rate from 0 to below 1\n", argv[i]);
+        return 2;
+      }
+    } else
       presets.push_back(argv[i]);
   }
   if (presets.empty()) presets = {"small", "base"};
