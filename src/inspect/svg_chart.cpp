@@ -94,11 +94,12 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
   // marker must not pass for a point): the top right first, then the top left, the bottom right,
   // the bottom left. Ink is counted in 4-px cells, each once, so that a line logged densely does
   // not outweigh a sparse one: every point's cell, and every cell a line passes through.
+  auto legend_label = [](const ChartSeries& s) { return s.label + (s.right_axis ? " (right)" : ""); };
   std::size_t entries = 0, longest = 0;
   for (const auto& s : series)
     if (!s.points.empty()) {
       ++entries;
-      longest = std::max(longest, s.label.size() + (s.right_axis ? 8 : 0));
+      longest = std::max(longest, legend_label(s).size());
     }
   const double legend_w = 40 + 7.0 * static_cast<double>(longest), legend_h = 18.0 * static_cast<double>(entries);
   std::set<std::pair<long, long>> ink;
@@ -233,7 +234,7 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
       circle(lx + 12.5, ly - 4);
     }
     std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", lx + 30, ly,
-                  escape(s.label + (s.right_axis ? " (right)" : "")).c_str());
+                  escape(legend_label(s)).c_str());
     svg += buf;
     ly += 18;
   }

@@ -129,7 +129,7 @@ TEST(SvgChart, TheLegendCoversNoPoint) {
   auto check = [&](const std::vector<ChartSeries>& series, const ChartOptions& o, const char* what) {
     SCOPED_TRACE(what);
     const std::string svg = svg_line_chart(series, o);
-    std::vector<Spot> texts, markers;
+    std::vector<Spot> markers;
     double x0 = 1e9, x1 = -1e9, y0 = 1e9, y1 = -1e9;
     std::size_t points = 0, lines = 0;
     for (const auto& s : series) {
