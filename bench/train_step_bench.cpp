@@ -1,8 +1,10 @@
 // Benchmark: one full training step (forward, backward, Adam update; dropout and label smoothing
 // on) on a batch of 128 sentence pairs × 32 + 32 tokens (~4096 target tokens; --sentences N: N
 // pairs, e.g. 32 for the cpu-hour preset's batches of 1024 tokens; --dropout P: the rate, e.g. 0 for
-// cpu-hour, default the preset's; --vocab N: the shared vocabulary's pieces, default 8000).
-//   train_step_bench [--profile] [--precision fp32|bf16] [--sentences N] [--dropout P] [--vocab N] [PRESET...]
+// cpu-hour, default the preset's; --vocab N: the shared vocabulary's pieces, default 8000; --ema-decay D:
+// keep a moving average of the weights too, as attn train --ema-decay does).
+//   train_step_bench [--profile] [--precision fp32|bf16] [--sentences N] [--dropout P] [--vocab N]
+//                    [--ema-decay D] [PRESET...]
 //                                                                   default: small base, fp32, 128
 // Prints target tokens/s and the step time (median step), the GEMM share of the FLOPs, and peak resident memory.
 #include <sys/resource.h>
@@ -50,6 +52,7 @@ int main(int argc, char** argv) {
   int B = 128;
   float dropout = -1;  // the preset's
   int vocab = 8000;
+  double ema_decay = 0;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--profile")
       profile = true;
@@ -65,6 +68,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "train_step_bench: --dropout %s is not a rate from 0 to below 1\n", argv[i]);
         return 2;
       }
+    } else if (std::string(argv[i]) == "--ema-decay" && i + 1 < argc) {
+      ema_decay = std::stod(argv[++i]);
+      if (!(ema_decay >= 0 && ema_decay < 1)) {
+        std::fprintf(stderr, "train_step_bench: --ema-decay %s is not a decay from 0 to below 1\n", argv[i]);
+        return 2;
+      }
     } else
       presets.push_back(argv[i]);
   }
@@ -78,7 +87,9 @@ int main(int argc, char** argv) {
     attn::ProfilingBackend profiler(backend);
     attn::Transformer model(c, profile ? static_cast<attn::Backend&>(profiler) : backend);
     model.initialize(1);
-    attn::AdamOptimizer adam(model);
+    attn::AdamOptions adam_options;
+    adam_options.ema_decay = ema_decay;
+    attn::AdamOptimizer adam(model, adam_options);
     attn::Random rng(5);
     std::vector<std::int32_t> src(B * S), tgt_in(B * T), tgt_out(B * T), src_len(B, S), tgt_len(B, T);
     for (auto& x : src) x = 4 + static_cast<std::int32_t>(rng.below(c.vocab_size - 4));
@@ -108,10 +119,11 @@ int main(int argc, char** argv) {
     std::sort(times.begin(), times.end());
     const double secs = times[times.size() / 2];
     std::printf(
-        "train_step %-6s precision=%s dropout=%g vocab=%d params=%.1fM batch=%dx(%d+%d) tokens/s=%.0f step_ms=%.1f "
+        "train_step %-6s precision=%s dropout=%g vocab=%d ema_decay=%g params=%.1fM batch=%dx(%d+%d) tokens/s=%.0f "
+        "step_ms=%.1f "
         "gemm_GFLOP/s=%.0f "
         "peak_rss_MB=%.0f workspace_MB=%.0f fastest_step_ms=%.1f\n",
-        preset.c_str(), attn::to_string(precision).c_str(), double(c.dropout), c.vocab_size,
+        preset.c_str(), attn::to_string(precision).c_str(), double(c.dropout), c.vocab_size, ema_decay,
         model.parameter_count() / 1e6, B, S, T, B * T / secs, secs * 1e3, flops / secs / 1e9, peak_rss_mb(),
         model.workspace_bytes() / 1048576.0, times.front() * 1e3);
     if (profile) std::printf("%s", profiler.report().c_str());

@@ -212,7 +212,9 @@ struct AdamHyper {
      (src, indices, rows, cols, dst, dst_scales, dst_row_sums))                                                      \
   /* Adam (Kingma & Ba) with bias correction, on n parameters. */                                                    \
   OP(void, adam, (float* params, const float* grads, float* m, float* v, std::int64_t n, const AdamHyper& hyper),    \
-     (params, grads, m, v, n, hyper))
+     (params, grads, m, v, n, hyper))                                                                                \
+  /* An exponential moving average of n parameters: average = decay·average + (1 - decay)·x. */                    \
+  OP(void, moving_average, (float* average, const float* x, std::int64_t n, float decay), (average, x, n, decay))
 
 class Backend {
  public:

@@ -12,6 +12,7 @@ namespace {
 
 constexpr const char* kMomentM = "optimizer.adam.m";
 constexpr const char* kMomentV = "optimizer.adam.v";
+constexpr const char* kAverage = "optimizer.ema";
 
 // Verifies the data section against the checksum in the metadata; returns the file.
 SafetensorsFile open_verified(const std::filesystem::path& path) {
@@ -77,6 +78,12 @@ void save_checkpoint(const std::filesystem::path& path, const Transformer& model
   for (const auto& t : model.layout().tensors()) tensors.push_back({t.name, t.shape, params.data() + t.offset});
   tensors.push_back({kMomentM, {n}, m.data()});
   tensors.push_back({kMomentV, {n}, v.data()});
+  std::vector<float> average;
+  if (optimizer.has_average()) {
+    average.resize(static_cast<std::size_t>(n));
+    be.copy_to_host(average.data(), optimizer.average(), average.size() * sizeof(float));
+    tensors.push_back({kAverage, {n}, average.data()});
+  }
   // The checksum covers the data section exactly as it will be written: the tensors in order.
   Sha256 hash;
   for (const auto& t : tensors) {
@@ -101,13 +108,18 @@ CheckpointContents load_checkpoint(const std::filesystem::path& path, Transforme
     throw_in(path.string(),
              "checkpoint was trained with a different model configuration: " + nlohmann::json(c.model_config).dump());
   const std::int64_t n = model.parameter_count();
-  std::vector<float> params(static_cast<std::size_t>(n)), m, v;
+  std::vector<float> params(static_cast<std::size_t>(n)), m, v, average;
   for (const auto& t : model.layout().tensors()) file.read(t.name, t.shape, params.data() + t.offset);
   if (optimizer) {
     m.resize(static_cast<std::size_t>(n));
     v.resize(static_cast<std::size_t>(n));
     file.read(kMomentM, {n}, m.data());
     file.read(kMomentV, {n}, v.data());
+    c.had_average = file.entries().count(kAverage) > 0;
+    if (optimizer->has_average() && c.had_average) {
+      average.resize(static_cast<std::size_t>(n));
+      file.read(kAverage, {n}, average.data());
+    }
   }
   // Everything was read and checked: only now change the model and optimizer.
   model.set_parameters(params);
@@ -117,6 +129,11 @@ CheckpointContents load_checkpoint(const std::filesystem::path& path, Transforme
     be.copy_to_device(optimizer->second_moment(), v.data(), v.size() * sizeof(float));
     const auto progress = nlohmann::json::parse(file.metadata().at("attn.progress"));
     optimizer->set_steps(progress.value("adam_steps", c.progress.step));
+    // A checkpoint without an average (written before it was asked for): it starts from these weights.
+    if (optimizer->has_average() && average.empty())
+      optimizer->reset_average();
+    else if (optimizer->has_average())
+      be.copy_to_device(optimizer->average(), average.data(), average.size() * sizeof(float));
   }
   return c;
 }

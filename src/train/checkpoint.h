@@ -1,7 +1,8 @@
 #pragma once
 // Training checkpoints: one safetensors file holding the model's tensors (under their usual
 // names, so a checkpoint loads like a model), Adam's moment estimates ("optimizer.adam.m" and
-// "optimizer.adam.v", flat in parameter-layout order), and in its metadata the training
+// "optimizer.adam.v", flat in parameter-layout order), the moving average of the weights where the
+// run keeps one ("optimizer.ema", the same layout), and in its metadata the training
 // progress, the configuration and a SHA-256 of the data section. Written atomically; a file
 // whose checksum does not match is refused, so a torn or corrupted write never passes as a
 // checkpoint.
@@ -41,13 +42,15 @@ struct CheckpointContents {
   TrainingProgress progress;
   nlohmann::json options;  // the training options the run used
   ModelConfig model_config;
+  bool had_average = false;  // the file holds a moving average of the weights (read only with an optimizer)
 };
 
 void save_checkpoint(const std::filesystem::path& path, const Transformer& model, AdamOptimizer& optimizer,
                      const TrainingProgress& progress, const nlohmann::json& options);
 
 // Reads the file, verifies its checksum and that it fits the model, then loads the weights (and
-// the optimizer state if one is given). Throws Error naming the file on any problem; on error
+// the optimizer state if one is given: its moving average too where it keeps one, started from
+// the loaded weights when the file holds none). Throws Error naming the file on any problem; on error
 // nothing has been changed.
 CheckpointContents load_checkpoint(const std::filesystem::path& path, Transformer& model, AdamOptimizer* optimizer);
 

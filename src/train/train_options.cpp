@@ -46,6 +46,11 @@ std::vector<OptionField> option_fields(TrainOptions& o) {
       {"adam_beta2", "Adam beta2", &o.adam_beta2},
       {"adam_eps", "Adam epsilon", &o.adam_eps},
       {"clip_norm", "clip gradients to this L2 norm (0: off)", &o.clip_norm},
+      {"ema_decay",
+       "keep an exponential moving average of the weights with this decay d (e.g. 0.999; 0: off): after update t, "
+       "average = min(d, (1+t)/(10+t)) * average + (1 - that) * weights; validation, best/, snapshots and model/ "
+       "use the average, checkpoints keep both",
+       &o.ema_decay},
       {"max_steps", "stop after this many updates (0: no limit)", &o.max_steps},
       {"max_epochs", "stop after this many epochs (0: no limit)", &o.max_epochs},
       {"time_budget_minutes", "stop after this much training time (0: no limit)", &o.time_budget_minutes},
@@ -96,7 +101,8 @@ struct Preset {
   const char* model;  // the model preset
   const char* keys;   // JSON: recipe keys that differ from the defaults
 };
-constexpr const char* kRecipeKeys[] = {"batch_tokens", "accumulate", "lr_scale", "warmup_steps", "lr_decay"};
+constexpr const char* kRecipeKeys[] = {"batch_tokens", "accumulate", "lr_scale",
+                                       "warmup_steps", "lr_decay",   "ema_decay"};
 // cpu-hour: the evidence for each value is in docs/recipe.md (pruning sweeps at equal tokens).
 constexpr Preset kPresets[] = {
     {"base", "base", "{}"},
@@ -258,6 +264,7 @@ void validate(const TrainOptions& o) {
   need(o.adam_beta2 >= 0 && o.adam_beta2 < 1, "adam_beta2 must be in [0, 1)");
   need(o.adam_eps > 0 && std::isfinite(o.adam_eps), "adam_eps must be a positive number");
   need(o.clip_norm >= 0 && std::isfinite(o.clip_norm), "clip_norm must be >= 0 (0: off)");
+  need(o.ema_decay >= 0 && o.ema_decay < 1, "ema_decay must be in [0, 1) (0: off)");
   need(o.max_steps >= 0, "max_steps must be >= 0 (0: no limit)");
   need(o.max_epochs >= 0, "max_epochs must be >= 0 (0: no limit)");
   need(o.time_budget_minutes >= 0 && std::isfinite(o.time_budget_minutes),

@@ -30,7 +30,9 @@ struct TrainOptions {
                                           // at max_steps, or under a time budget alone at the update the
                                           // budget is estimated to end with (measured over the warmup)
   float adam_beta1 = 0.9f, adam_beta2 = 0.98f, adam_eps = 1e-9f;
-  float clip_norm = 0;  // > 0: rescale gradients whose L2 norm exceeds it
+  float clip_norm = 0;   // > 0: rescale gradients whose L2 norm exceeds it
+  double ema_decay = 0;  // > 0: keep an exponential moving average of the weights (adam_optimizer.h),
+                         // which validation, best/, snapshots and model/ use; 0: off
   // Stopping: whichever comes first (0 = no limit).
   std::int64_t max_steps = 0;
   int max_epochs = 0;

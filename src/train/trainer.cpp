@@ -45,9 +45,11 @@ std::string Trainer::Run::stop_reason() {
   if (const auto minute = static_cast<int>(control[kSnapshotMinute]); minute > 0 && leader()) {
     const auto folder = run_ / "snapshots" / snapshot_name(minute);
     if (!std::filesystem::exists(folder))
-      save_model_directory(
-          folder, *model_, *vocabulary_,
-          model_metadata({{"step", std::to_string(progress_.step)}, {"minutes", std::to_string(minute)}}));
+      adam_->with_average_weights([&] {
+        save_model_directory(
+            folder, *model_, *vocabulary_,
+            model_metadata({{"step", std::to_string(progress_.step)}, {"minutes", std::to_string(minute)}}));
+      });
   }
   if (control[kSaveByTime] && progress_.step > first_step_) save();
   if (control[kSignal]) return "interrupted";
@@ -184,7 +186,8 @@ void Trainer::Run::after_update() {
   if (!o_.valid_source.empty() && progress_.step % o_.valid_every == 0) {
     // Rank 0 validates; every rank learns the dev loss, so early stopping agrees everywhere.
     ValidationResult v;
-    if (leader()) v = validation_->run(*model_);
+    // With a moving average of the weights, the average is what is validated and delivered.
+    if (leader()) adam_->with_average_weights([&] { v = validation_->run(*model_); });
     ranks_.broadcast(&v.cross_entropy, sizeof v.cross_entropy, 0);
     const bool best = v.cross_entropy < progress_.best_valid_loss;
     if (best) {
@@ -192,8 +195,10 @@ void Trainer::Run::after_update() {
       progress_.best_step = progress_.step;
       progress_.validations_without_improvement = 0;
       if (leader())
-        save_model_directory(run_ / "best", *model_, *vocabulary_,
-                             model_metadata({{"step", std::to_string(progress_.step)}}));
+        adam_->with_average_weights([&] {
+          save_model_directory(run_ / "best", *model_, *vocabulary_,
+                               model_metadata({{"step", std::to_string(progress_.step)}}));
+        });
     } else {
       ++progress_.validations_without_improvement;
     }
@@ -305,8 +310,10 @@ void Trainer::Run::save() {
 TrainResult Trainer::Run::finish(std::string stop_reason) {
   save();
   if (leader()) {
-    save_model_directory(run_ / "model", *model_, *vocabulary_,
-                         model_metadata({{"step", std::to_string(progress_.step)}}));
+    adam_->with_average_weights([&] {
+      save_model_directory(run_ / "model", *model_, *vocabulary_,
+                           model_metadata({{"step", std::to_string(progress_.step)}}));
+    });
     log_ << "training stopped (" << stop_reason << ") at step " << progress_.step << ", epoch " << progress_.epoch + 1
          << ", after " << clock_text(progress_.elapsed_seconds) << "; checkpoint "
          << checkpoint_path(checkpoints_, progress_.step).string()

@@ -88,18 +88,20 @@ void Trainer::Run::load_data() {
 }
 
 void Trainer::Run::create_model() {
-  // Weights, gradients and Adam's two moments: 16 bytes per parameter before any activation.
-  const double bytes = 16 * o_.model.parameter_count();
+  // Weights, gradients and Adam's two moments: 16 bytes per parameter before any activation, and
+  // 8 more with a moving average (the average, and room for the weights while it is validated).
+  const double bytes = (o_.ema_decay > 0 ? 24 : 16) * o_.model.parameter_count();
   if (bytes > physical_memory_bytes()) {
     char text[256];
     std::snprintf(text, sizeof text,
-                  "the model has %.4g parameters: training needs %.4g bytes for the weights, gradients and "
-                  "Adam's moments alone, more than this machine's memory (%.4g bytes)",
+                  "the model has %.4g parameters: training needs %.4g bytes for the weights, gradients, "
+                  "Adam's moments (and the moving average) alone, more than this machine's memory (%.4g bytes)",
                   o_.model.parameter_count(), bytes, physical_memory_bytes());
     throw Error(text);
   }
   model_ = std::make_unique<Transformer>(o_.model, cpu_backend(parse_matmul_precision(o_.precision)));
-  adam_ = std::make_unique<AdamOptimizer>(*model_, AdamOptions{o_.adam_beta1, o_.adam_beta2, o_.adam_eps});
+  adam_ =
+      std::make_unique<AdamOptimizer>(*model_, AdamOptions{o_.adam_beta1, o_.adam_beta2, o_.adam_eps, o_.ema_decay});
 }
 
 void Trainer::Run::resume_from(const std::vector<std::filesystem::path>& existing, bool accept_changes) {
@@ -113,6 +115,9 @@ void Trainer::Run::resume_from(const std::vector<std::filesystem::path>& existin
       continue;
     }
     progress_ = contents.progress;
+    if (adam_->has_average() && !contents.had_average)
+      log_ << "note: " << it->string()
+           << " holds no moving average of the weights; the average (ema_decay) starts from its weights\n";
     const std::string changes = changed_options(contents.options, progress_.ranks, options_to_json(o_), ranks_.size());
     if (!changes.empty() && !accept_changes)
       throw Error("--resume: " + it->string() + " was trained with other options: " + changes +
@@ -132,6 +137,7 @@ void Trainer::Run::resume_from(const std::vector<std::filesystem::path>& existin
 
 void Trainer::Run::start_fresh() {
   model_->initialize(o_.seed);
+  adam_->reset_average();
   log_ << "model: " << model_->parameter_count() << " parameters (" << nlohmann::json(o_.model).dump() << "), "
        << o_.precision << " matrix products\n";
 }
@@ -141,6 +147,7 @@ void Trainer::Run::share_rank0_state() {
   ranks_.broadcast(model_->parameters(), n, 0);
   ranks_.broadcast(adam_->first_moment(), n, 0);
   ranks_.broadcast(adam_->second_moment(), n, 0);
+  if (adam_->has_average()) ranks_.broadcast(adam_->average(), n, 0);
   std::string progress = nlohmann::json(progress_).dump();
   dist::broadcast(ranks_, progress, 0);
   progress_ = nlohmann::json::parse(progress).get<TrainingProgress>();

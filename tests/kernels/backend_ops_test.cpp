@@ -948,6 +948,32 @@ void run_adam(Backend& be) {
     }
 }
 
+// average = decay·average + (1 - decay)·x: hand-worked values, then random ones against double.
+void run_moving_average(Backend& be) {
+  {
+    Guarded<float> average(be, std::vector<float>{1.0f, -2.0f, 0.5f, 0.0f});
+    auto x = to_device(be, std::vector<float>{3.0f, 2.0f, 0.5f, -8.0f});
+    be.moving_average(average.data(), x.data(), 4, 0.75f);
+    EXPECT_EQ(average.host(), (std::vector<float>{1.5f, -1.0f, 0.5f, -2.0f}));
+    be.moving_average(average.data(), x.data(), 4, 0.0f);  // decay 0: the average becomes x
+    EXPECT_EQ(average.host(), (std::vector<float>{3.0f, 2.0f, 0.5f, -8.0f}));
+  }
+  for (const float decay : {0.5f, 0.999f, 0.99995f})
+    for (std::int64_t n : kSizes) {
+      SCOPED_TRACE(std::to_string(n) + " parameters, decay " + std::to_string(decay));
+      const auto a0 = random_values(n, 62), x = random_values(n, 63);
+      auto d_x = to_device(be, x);
+      Guarded<float> average(be, a0);
+      be.moving_average(average.data(), d_x.data(), n, decay);
+      Expected want;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double keep = decay * static_cast<double>(a0[i]), take = (1.0 - decay) * static_cast<double>(x[i]);
+        want.add(keep + take, 3 * kU32 * (std::abs(keep) + std::abs(take)));
+      }
+      want.check(average.host(), "average");
+    }
+}
+
 // ---- The table.
 
 struct OpCase {
@@ -997,6 +1023,7 @@ const OpCase kCases[] = {
     OP_CASE(gather_rows, "exact"),
     OP_CASE(gather_weight_rows, "exact bits (f32, bf16, s8 with scales and row sums)"),
     OP_CASE(adam, "m 4u, v 6u; params 2u·|params| + 16u·|update| + m's and v's errors carried"),
+    OP_CASE(moving_average, "3u·(|decay·average| + |(1 - decay)·x|)"),
 };
 #undef OP_CASE
 

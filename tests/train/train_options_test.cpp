@@ -73,8 +73,9 @@ TEST(TrainOptions, EveryNumericOptionRefusesNegativeValuesNamingItself) {
     ++checked;
   }
   EXPECT_GE(checked, 30);
-  // Betas at 1 would divide by zero in Adam's bias correction.
-  for (const char* beta : {"adam_beta1", "adam_beta2"}) {
+  // Betas at 1 would divide by zero in Adam's bias correction...
+  // ... and so would an average that never moves.
+  for (const char* beta : {"adam_beta1", "adam_beta2", "ema_decay"}) {
     TrainOptions o = usable();
     apply_options_json({{beta, 1.0}}, o, "test");
     EXPECT_NE(error_of([&] { validate(o); }).find(beta), std::string::npos);
@@ -115,7 +116,9 @@ TEST(TrainOptions, PresetsSetTheModelAndTheRecipeAndAnotherPresetUndoesThem) {
 
   o.accumulate = 3;
   o.lr_decay = "linear";
+  o.ema_decay = 0.999;
   apply_options_json(nlohmann::json::parse(R"({"preset": "small"})"), o, "config.json");
+  EXPECT_EQ(o.ema_decay, 0.0);
   EXPECT_EQ(o.preset, "small");
   EXPECT_EQ(o.model.dropout, 0.1f);
   EXPECT_EQ(o.batch_tokens, 4096);

@@ -87,6 +87,7 @@ void gather_weight_rows(const MatrixRef& src, const std::int32_t* indices, std::
                         void* dst, float* dst_scales, std::int32_t* dst_row_sums);
 
 void adam(float* params, const float* grads, float* m, float* v, std::int64_t n, const AdamHyper& hyper);
+void moving_average(float* average, const float* x, std::int64_t n, float decay);
 
 // Splits [0, n) into the same fixed chunks whatever the thread count, so that reductions give
 // bit-identical results on any number of threads.
