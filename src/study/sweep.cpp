@@ -1,6 +1,7 @@
 #include "study/sweep.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -189,6 +190,15 @@ double check_run(const Json& options, int vocabulary_size, int average_last, con
   if (t.keep_checkpoints < average_last)
     throw_in(source, "keep_checkpoints " + std::to_string(t.keep_checkpoints) + " is below score.average_last " +
                          std::to_string(average_last) + ": the checkpoints to average would be gone");
+  if (t.ema_decay > 0 && average_last > 1) {
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "ema_decay %g with score.average_last %d: the checkpoints hold the weights, not their moving "
+                  "average, so averaging them would score a model without it; score the average as trained "
+                  "(average_last 1)",
+                  t.ema_decay, average_last);
+    throw_in(source, text);
+  }
   return t.model.parameter_count();
 }
 

@@ -37,13 +37,17 @@ void AdamOptimizer::reset_average() {
                         static_cast<std::size_t>(model_.parameter_count()) * sizeof(float));
 }
 
-void AdamOptimizer::swap_average() {
+void AdamOptimizer::put_average_in_model() {
   Backend& be = model_.backend();
   const auto bytes = static_cast<std::size_t>(model_.parameter_count()) * sizeof(float);
   if (scratch_.size() == 0) scratch_.resize(be, static_cast<std::size_t>(model_.parameter_count()));
   be.copy(scratch_.data(), model_.parameters(), bytes);
   be.copy(model_.parameters(), ema_.data(), bytes);
-  be.copy(ema_.data(), scratch_.data(), bytes);
+}
+
+void AdamOptimizer::restore_weights() {
+  model_.backend().copy(model_.parameters(), scratch_.data(),
+                        static_cast<std::size_t>(model_.parameter_count()) * sizeof(float));
 }
 
 }  // namespace attn

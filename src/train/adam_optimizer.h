@@ -48,21 +48,22 @@ class AdamOptimizer {
   template <class F>
   void with_average_weights(F&& f) {
     if (!has_average()) return f();
-    swap_average();
+    put_average_in_model();
     struct Restore {
       AdamOptimizer* self;
-      ~Restore() { self->swap_average(); }
+      ~Restore() { self->restore_weights(); }
     } restore{this};
     f();
   }
 
  private:
-  void swap_average();  // exchanges the model's weights and the average
+  void put_average_in_model();  // the weights to scratch, the average into the model
+  void restore_weights();       // the weights back from scratch
 
   Transformer& model_;
   AdamOptions options_;
   DeviceBuffer<float> m_, v_;
-  DeviceBuffer<float> ema_, scratch_;  // the average, and room for the weights while it is swapped in
+  DeviceBuffer<float> ema_, scratch_;  // the average, and room for the weights while it is in the model
   std::int64_t steps_ = 0;
 };
 

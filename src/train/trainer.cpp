@@ -208,6 +208,7 @@ void Trainer::Run::after_update() {
       record["type"] = "valid";
       record["step"] = progress_.step;
       record["best"] = best;
+      if (o_.ema_decay > 0) record["ema_decay"] = o_.ema_decay;  // the average was validated
       record["elapsed_seconds"] = elapsed();
       emit(record);
     }

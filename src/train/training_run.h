@@ -2,6 +2,7 @@
 // One run of `attn train` (train/trainer.h): the class behind Trainer::run, shared by its setup
 // (training_run_setup.cpp) and its loop (trainer.cpp). Not a public header.
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -64,8 +65,14 @@ class Trainer::Run {
   void check_divergence(double gradient_norm, double loss_per_token) const;
   void estimate_decay_end();
   // A model folder's metadata: `entries` and the languages the run was told.
+  // With a moving average of the weights, its decay: the folder holds the average.
   std::map<std::string, std::string> model_metadata(std::map<std::string, std::string> entries) const {
     add_languages(entries, {o_.source_lang, o_.target_lang});
+    if (o_.ema_decay > 0) {
+      char decay[32];
+      std::snprintf(decay, sizeof decay, "%.10g", o_.ema_decay);
+      entries["ema_decay"] = decay;
+    }
     return entries;
   }
   void emit(const nlohmann::json& record) {  // rank 0: a record of train.jsonl

@@ -115,15 +115,26 @@ void Trainer::Run::resume_from(const std::vector<std::filesystem::path>& existin
       continue;
     }
     progress_ = contents.progress;
-    if (adam_->has_average() && !contents.had_average)
-      log_ << "note: " << it->string()
-           << " holds no moving average of the weights; the average (ema_decay) starts from its weights\n";
     const std::string changes = changed_options(contents.options, progress_.ranks, options_to_json(o_), ranks_.size());
     if (!changes.empty() && !accept_changes)
       throw Error("--resume: " + it->string() + " was trained with other options: " + changes +
                   ". Resuming with them would not continue the same run (other batches, another order or "
-                  "schedule). Give the checkpoint's values, or add --resume-with-changes to continue anyway");
+                  "schedule, other weights validated and delivered). Give the checkpoint's values, or add "
+                  "--resume-with-changes to continue anyway");
     if (!changes.empty()) log_ << "note: resuming with changed options (--resume-with-changes): " << changes << "\n";
+    if (adam_->has_average() && !contents.had_average)
+      log_ << "note: " << it->string()
+           << " holds no moving average of the weights; the average (ema_decay) starts from its weights\n";
+    // The dev loss so far was measured on other weights (the average, or the weights themselves):
+    // the best model and early stopping start over rather than compare the two.
+    if (adam_->has_average() != (contents.options.value("ema_decay", 0.0) > 0)) {
+      log_ << "note: ema_decay " << (adam_->has_average() ? "switched on" : "switched off")
+           << ": validation now measures other weights, so the best dev loss (and early stopping's count) "
+              "start over\n";
+      progress_.best_valid_loss = TrainingProgress{}.best_valid_loss;
+      progress_.best_step = 0;
+      progress_.validations_without_improvement = 0;
+    }
     log_ << "resuming from " << it->string() << " (step " << progress_.step << ", epoch " << progress_.epoch + 1
          << ")\n";
     loaded = true;
@@ -147,7 +158,6 @@ void Trainer::Run::share_rank0_state() {
   ranks_.broadcast(model_->parameters(), n, 0);
   ranks_.broadcast(adam_->first_moment(), n, 0);
   ranks_.broadcast(adam_->second_moment(), n, 0);
-  if (adam_->has_average()) ranks_.broadcast(adam_->average(), n, 0);
   std::string progress = nlohmann::json(progress_).dump();
   dist::broadcast(ranks_, progress, 0);
   progress_ = nlohmann::json::parse(progress).get<TrainingProgress>();

@@ -185,6 +185,10 @@ TEST(SweepPlan, BadFilesAreRefusedNamingTheFileAndKey) {
              "unknown preset 'huge' (known: base, big, small, tiny, cpu-hour)");
   expect_has(err(R"({"base": {"keep_checkpoints": 2}, "score": {"average_last": 5}, )" + ok_budget + "}"),
              "keep_checkpoints 2 is below score.average_last 5");
+  expect_has(
+      err(R"({"variants": [{"name": "e", "ema_decay": 0.999}], "score": {"average_last": 5}, )" + ok_budget + "}"),
+      "run e.seed1: ema_decay 0.999 with score.average_last 5: the checkpoints hold the weights, not their "
+      "moving average");
   expect_has(err("[1]"), "a sweep file must be a JSON object");
 
   const fs::path dir = testing::fresh_temp_dir("sweep_file");

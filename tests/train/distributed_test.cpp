@@ -352,7 +352,7 @@ TEST_F(Distributed, UserSignalsToMpirunStopEveryRankWithACheckpoint) {
 
 // A checkpoint of one process accumulating 2 batches, resumed by 2 ranks of one batch each, goes on
 // to the weights the one process reaches uninterrupted (2 ranks sum what it accumulates).
-// With a moving average of the weights (ema_decay), which rank 0 shares with the other too.
+// With a moving average of the weights (ema_decay), which rank 0 alone keeps, from the checkpoint.
 TEST_F(Distributed, OneProcessCheckpointResumedByTwoRanksReachesTheOneProcessWeights) {
   const auto& t = *task_;
   const auto straight = *dir_ / "p1-straight", resumed = *dir_ / "p1-resumed";

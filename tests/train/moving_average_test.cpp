@@ -11,6 +11,7 @@
 #include "common/device_vector.h"
 #include "common/temp_dir.h"
 #include "common/toy_batch.h"
+#include "core/error.h"
 #include "decode/model_directory.h"
 #include "model/safetensors.h"
 #include "train/checkpoint.h"
@@ -152,10 +153,11 @@ TEST(MovingAverage, CheckpointsKeepItAndOlderCheckpointsStartItFromTheirWeights)
   EXPECT_EQ(testing::to_host(later.backend(), later_adam.average(), n), model.parameters_to_host());
 }
 
-// The reverse task with a moving average, a checkpoint after every update and dropout on.
+// The reverse task with a moving average, a checkpoint after every update and dropout on. Decay
+// 0.8: the warmup's (1 + t) / (10 + t) reaches it at update 35, so 40 updates see both.
 TrainOptions averaged_run(const testing::ReverseTask& task, const std::filesystem::path& run, std::int64_t steps) {
   TrainOptions o = testing::reverse_task_options(task, run);
-  o.ema_decay = 0.95;
+  o.ema_decay = 0.8;
   o.model.dropout = 0.1f;
   o.max_steps = steps;
   o.save_every = 1;
@@ -210,9 +212,18 @@ TEST(MovingAverage, TrainingDeliversTheAverageOfEveryUpdatesWeights) {
 
   const LoadedModel delivered = load_model_directory(dir / "run" / "model");
   const std::vector<float> model = delivered.model->parameters_to_host();
-  expect_near_recursion(model, recursion(w0, w, 0.95), w0, w);
+  expect_near_recursion(model, recursion(w0, w, 0.8), w0, w);
+  // The first updates, where the initial weights still weigh (2/11 after update 1): the average
+  // starts from them.
+  for (std::size_t t = 1; t <= 3; ++t) {
+    SCOPED_TRACE("after update " + std::to_string(t));
+    const std::vector<std::vector<float>> first(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(t));
+    expect_near_recursion(stored_average(checkpoints[t - 1], initial.parameter_count()), recursion(w0, first, 0.8), w0,
+                          first);
+  }
   EXPECT_EQ(model, stored_average(checkpoints.back(), initial.parameter_count()));
   EXPECT_NE(model, w.back());  // the checkpoint's model tensors are the weights, not the average
+  EXPECT_EQ(SafetensorsFile(dir / "run" / "model" / "model.safetensors").metadata().at("ema_decay"), "0.8");
 
   // Validations at 10, 20, 30, 40: best/ is the average of the best one's update.
   ASSERT_GT(r.progress.best_step, 0);
@@ -222,7 +233,8 @@ TEST(MovingAverage, TrainingDeliversTheAverageOfEveryUpdatesWeights) {
 }
 
 // Stopped at update 20 and resumed to 40, the run ends exactly as one that went straight to 40:
-// weights, moments, the average, and the delivered model.
+// weights, moments, the average, and the delivered model; and a run without the average has the
+// same weights and moments.
 TEST(MovingAverage, AResumedRunEqualsAnUninterruptedOneBitForBit) {
   const auto dir = testing::fresh_temp_dir("moving_average_resume");
   const auto task = testing::make_reverse_task(dir, 2000, 40);
@@ -250,6 +262,64 @@ TEST(MovingAverage, AResumedRunEqualsAnUninterruptedOneBitForBit) {
   EXPECT_TRUE(bytes_of(dir / "straight" / "model" / "model.safetensors") ==
               bytes_of(dir / "resumed" / "model" / "model.safetensors"))
       << "the delivered models differ";
+
+  // The average changes nothing of the training: without it, the weights and moments are the same.
+  TrainOptions plain = straight;
+  plain.run_dir = (dir / "plain").string();
+  plain.ema_decay = 0;
+  ASSERT_EQ(Trainer(plain, log).run(false).stop_reason, "max_steps") << log.str();
+  const SafetensorsFile c(checkpoint_path(dir / "plain" / "checkpoints", 40));
+  EXPECT_EQ(c.entries().size() + 1, a.entries().size());
+  for (const auto& [name, entry] : c.entries()) {
+    const auto& other = a.entries().at(name);
+    EXPECT_TRUE(c.data().substr(entry.begin, entry.end - entry.begin) ==
+                a.data().substr(other.begin, other.end - other.begin))
+        << name << " differs with the average kept";
+  }
+}
+
+// Switching the average on in a resumed run is refused unless asked for; asked for, it starts from
+// the checkpoint's weights, and the best dev loss, measured on other weights, starts over.
+TEST(MovingAverage, SwitchedOnAtAResumeStartsFromTheWeightsAndTheBestStartsOver) {
+  const auto dir = testing::fresh_temp_dir("moving_average_switch");
+  const auto task = testing::make_reverse_task(dir, 2000, 40);
+  std::ostringstream log;
+  TrainOptions first = averaged_run(task, dir / "run", 20);
+  first.ema_decay = 0;
+  first.save_every = 20;
+  ASSERT_EQ(Trainer(first, log).run(false).stop_reason, "max_steps") << log.str();
+  // A best dev loss no model reaches, so that only a reset lets a later validation be the best.
+  {
+    const auto path = checkpoint_path(dir / "run" / "checkpoints", 20);
+    const CheckpointContents c = inspect_checkpoint(path);
+    Transformer model(c.model_config);
+    AdamOptimizer adam(model);
+    load_checkpoint(path, model, &adam);
+    TrainingProgress unbeatable = c.progress;
+    unbeatable.best_valid_loss = 1e-30;
+    save_checkpoint(path, model, adam, unbeatable, c.options);
+  }
+  TrainOptions second = first;
+  second.ema_decay = 0.8;
+  second.max_steps = 40;
+  std::string refused;
+  try {
+    Trainer(second, log).run(true);
+  } catch (const Error& e) {
+    refused = e.what();
+  }
+  EXPECT_NE(refused.find("ema_decay is 0.8 now, 0.0 in the checkpoint"), std::string::npos) << refused;
+  std::ostringstream resumed;
+  const TrainResult r = Trainer(second, resumed).run(true, true);
+  ASSERT_EQ(r.stop_reason, "max_steps") << resumed.str();
+  EXPECT_NE(resumed.str().find("holds no moving average of the weights; the average (ema_decay) starts from its "
+                               "weights"),
+            std::string::npos)
+      << resumed.str();
+  EXPECT_NE(resumed.str().find("ema_decay switched on"), std::string::npos) << resumed.str();
+  // The validations at 30 and 40 compete only with each other: the best before measured the weights.
+  EXPECT_GT(r.progress.best_step, 20) << resumed.str();
+  EXPECT_GT(r.progress.best_valid_loss, 1e-30);
 }
 
 }  // namespace
