@@ -1,5 +1,5 @@
 #pragma once
-// Training in the calling process (`attn train`; docs/training.md): options as a JSON object with
+// Training in the calling process (`attn train`; docs/commands.md): options as a JSON object with
 // `attn train`'s keys (docs/config.md, `attn train --dump-config`), progress as it is logged, and
 // a clean stop (a checkpoint, then return) from the progress callback or from any thread.
 #include <cstdint>
@@ -20,7 +20,7 @@ struct TrainingEvent {
   double learning_rate = 0;      // "train"
   double tokens_per_second = 0;  // "train"
   double elapsed_seconds = 0;    // training time so far
-  std::string json;              // the whole record (every field of train.jsonl, docs/training.md)
+  std::string json;              // the whole record (every field of train.jsonl: docs/commands.md)
 };
 
 struct TrainingSummary {

@@ -54,7 +54,7 @@ class Trainer {
   TrainResult run(bool resume, bool accept_changes = false);
 
   // Called on rank 0, on the training thread, with each record of train.jsonl (one line of JSON,
-  // docs/training.md) after it is written.
+  // docs/commands.md) after it is written.
   using RecordListener = std::function<void(const std::string& record)>;
   void on_record(RecordListener listener) { on_record_ = std::move(listener); }
 
