@@ -1,8 +1,8 @@
 #include "study/sweep.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <charconv>
+#include <cstdio>
 #include <cmath>
 #include <fstream>
 #include <set>

@@ -130,9 +130,9 @@ CheckpointContents load_checkpoint(const std::filesystem::path& path, Transforme
     const auto progress = nlohmann::json::parse(file.metadata().at("attn.progress"));
     optimizer->set_steps(progress.value("adam_steps", c.progress.step));
     // A checkpoint without an average (written before it was asked for): it starts from these weights.
-    if (optimizer->has_average() && average.empty())
-      optimizer->reset_average();
-    else if (optimizer->has_average())
+    if (average.empty())
+      optimizer->reset_average();  // nothing without an average
+    else
       be.copy_to_device(optimizer->average(), average.data(), average.size() * sizeof(float));
   }
   return c;

@@ -100,8 +100,9 @@ void Trainer::Run::create_model() {
     throw Error(text);
   }
   model_ = std::make_unique<Transformer>(o_.model, cpu_backend(parse_matmul_precision(o_.precision)));
-  adam_ =
-      std::make_unique<AdamOptimizer>(*model_, AdamOptions{o_.adam_beta1, o_.adam_beta2, o_.adam_eps, o_.ema_decay});
+  // The moving average lives on rank 0 alone: only rank 0 validates and writes models and checkpoints.
+  adam_ = std::make_unique<AdamOptimizer>(
+      *model_, AdamOptions{o_.adam_beta1, o_.adam_beta2, o_.adam_eps, leader() ? o_.ema_decay : 0.0});
 }
 
 void Trainer::Run::resume_from(const std::vector<std::filesystem::path>& existing, bool accept_changes) {

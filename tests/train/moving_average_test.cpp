@@ -232,6 +232,16 @@ TEST(MovingAverage, TrainingDeliversTheAverageOfEveryUpdatesWeights) {
             stored_average(checkpoints[static_cast<std::size_t>(r.progress.best_step - 1)], initial.parameter_count()));
 }
 
+// Every tensor of `some` equals the tensor of that name in `other`, byte for byte.
+void expect_same_tensors(const SafetensorsFile& some, const SafetensorsFile& other, const std::string& context) {
+  for (const auto& [name, entry] : some.entries()) {
+    const auto& theirs = other.entries().at(name);
+    EXPECT_TRUE(some.data().substr(entry.begin, entry.end - entry.begin) ==
+                other.data().substr(theirs.begin, theirs.end - theirs.begin))
+        << name << " differs" << context;
+  }
+}
+
 // Stopped at update 20 and resumed to 40, the run ends exactly as one that went straight to 40:
 // weights, moments, the average, and the delivered model; and a run without the average has the
 // same weights and moments.
@@ -253,12 +263,7 @@ TEST(MovingAverage, AResumedRunEqualsAnUninterruptedOneBitForBit) {
   const SafetensorsFile b(checkpoint_path(dir / "resumed" / "checkpoints", 40));
   ASSERT_EQ(a.entries().size(), b.entries().size());
   ASSERT_EQ(a.entries().count("optimizer.ema"), 1u);
-  for (const auto& [name, entry] : a.entries()) {
-    const auto& other = b.entries().at(name);
-    EXPECT_TRUE(a.data().substr(entry.begin, entry.end - entry.begin) ==
-                b.data().substr(other.begin, other.end - other.begin))
-        << name << " differs";
-  }
+  expect_same_tensors(a, b, "");
   EXPECT_TRUE(bytes_of(dir / "straight" / "model" / "model.safetensors") ==
               bytes_of(dir / "resumed" / "model" / "model.safetensors"))
       << "the delivered models differ";
@@ -270,12 +275,7 @@ TEST(MovingAverage, AResumedRunEqualsAnUninterruptedOneBitForBit) {
   ASSERT_EQ(Trainer(plain, log).run(false).stop_reason, "max_steps") << log.str();
   const SafetensorsFile c(checkpoint_path(dir / "plain" / "checkpoints", 40));
   EXPECT_EQ(c.entries().size() + 1, a.entries().size());
-  for (const auto& [name, entry] : c.entries()) {
-    const auto& other = a.entries().at(name);
-    EXPECT_TRUE(c.data().substr(entry.begin, entry.end - entry.begin) ==
-                a.data().substr(other.begin, other.end - other.begin))
-        << name << " differs with the average kept";
-  }
+  expect_same_tensors(c, a, " with the average kept");
 }
 
 // Switching the average on in a resumed run is refused unless asked for; asked for, it starts from
