@@ -186,10 +186,11 @@ TEST_P(QuantizeTest, ProductAgainstDoubleWithinTheQuantizationBound) {
     int m, n, k;
   };
   // One to four rows take gemm_s8's own VNNI kernel (16 / m weight rows at a time, 64 columns):
-  // weight rows left over and a part of 64 columns at the end.
-  for (const Shape s :
-       {Shape{1, 40, 64}, Shape{2, 17, 1000}, Shape{3, 29, 65}, Shape{4, 21, 300}, Shape{5, 16, 256}, Shape{6, 7, 63},
-        Shape{7, 33, 100}, Shape{8, 19, 130}, Shape{9, 11, 70}, Shape{32, 300, 512}, Shape{128, 64, 2048}}) {
+  // weight rows left over and a part of 64 columns at the end; on two threads from 65536
+  // multiply-adds (4 × 70 × 300, 1 × 301 × 256).
+  for (const Shape s : {Shape{1, 40, 64}, Shape{2, 17, 1000}, Shape{3, 29, 65}, Shape{4, 21, 300}, Shape{4, 70, 300},
+                        Shape{1, 301, 256}, Shape{5, 16, 256}, Shape{6, 7, 63}, Shape{7, 33, 100}, Shape{8, 19, 130},
+                        Shape{9, 11, 70}, Shape{32, 300, 512}, Shape{128, 64, 2048}}) {
     const auto x = random_values(static_cast<std::size_t>(s.m) * s.k, 5 + s.k, -2.0f, 3.0f);
     const auto w = random_values(static_cast<std::size_t>(s.n) * s.k, 9 + s.n, -0.5f, 0.5f);
     const Quantized qw = quantize(be, w, s.n, s.k);
