@@ -45,28 +45,29 @@ int activation_levels() {
   return levels;
 }
 
+void quantize_activation_row(const float* x, int cols, int levels, std::uint8_t* q, float& scale,
+                             std::int32_t& zero_point) {
+  const float top = static_cast<float>(levels);
+  float lo, hi;  // the range always holds 0, so the zero point is an integer in [0, levels]
+  range_with_zero(x, cols, lo, hi);
+  scale = hi > lo ? (hi - lo) / top : 1.0f;
+  const float inverse = 1.0f / scale;
+  const float zero = std::clamp(std::round(-lo * inverse), 0.0f, top);
+  // std::clamp's rule written on values: GCC 12 vectorised std::clamp (which returns a reference)
+  // here as gathers from the addresses of its arguments, eight lanes at a time.
+#pragma omp simd
+  for (int c = 0; c < cols; ++c) {
+    const float v = std::nearbyint(x[c] * inverse) + zero;
+    q[c] = static_cast<std::uint8_t>(v < 0.0f ? 0.0f : (top < v ? top : v));
+  }
+  zero_point = static_cast<std::int32_t>(zero);
+}
+
 void quantize_activation_rows(const float* x, std::int64_t rows, int cols, std::int64_t ld, int levels, std::uint8_t* q,
                               float* scales, std::int32_t* zero_points) {
-  const float top = static_cast<float>(levels);
 #pragma omp parallel for schedule(static) if (rows * cols > (1 << 15))
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const float* xr = x + r * ld;
-    std::uint8_t* qr = q + r * cols;
-    float lo, hi;  // the range always holds 0, so the zero point is an integer in [0, levels]
-    range_with_zero(xr, cols, lo, hi);
-    const float scale = hi > lo ? (hi - lo) / top : 1.0f;
-    const float inverse = 1.0f / scale;
-    const float zero = std::clamp(std::round(-lo * inverse), 0.0f, top);
-    // std::clamp's rule written on values: GCC 12 vectorised std::clamp (which returns a reference)
-    // here as gathers from the addresses of its arguments, eight lanes at a time.
-#pragma omp simd
-    for (int c = 0; c < cols; ++c) {
-      const float v = std::nearbyint(xr[c] * inverse) + zero;
-      qr[c] = static_cast<std::uint8_t>(v < 0.0f ? 0.0f : (top < v ? top : v));
-    }
-    scales[r] = scale;
-    zero_points[r] = static_cast<std::int32_t>(zero);
-  }
+  for (std::int64_t r = 0; r < rows; ++r)
+    quantize_activation_row(x + r * ld, cols, levels, q + r * cols, scales[r], zero_points[r]);
 }
 
 }  // namespace attn::cpu

@@ -21,4 +21,8 @@ int activation_levels();
 void quantize_activation_rows(const float* x, std::int64_t rows, int cols, std::int64_t ld, int levels, std::uint8_t* q,
                               float* scales, std::int32_t* zero_points);
 
+// The same for one row, on the calling thread.
+void quantize_activation_row(const float* x, int cols, int levels, std::uint8_t* q, float& scale,
+                             std::int32_t& zero_point);
+
 }  // namespace attn::cpu
