@@ -50,7 +50,9 @@ void to_json(nlohmann::json& j, const TrainingProgress& p) {
        {"best_step", p.best_step},
        {"validations_without_improvement", p.validations_without_improvement},
        {"ranks", p.ranks},
-       {"decay_end", p.decay_end}};
+       {"decay_end", p.decay_end},
+       {"decay_from", p.decay_from},
+       {"decay_from_fraction", p.decay_from_fraction}};
 }
 
 void from_json(const nlohmann::json& j, TrainingProgress& p) {
@@ -62,8 +64,10 @@ void from_json(const nlohmann::json& j, TrainingProgress& p) {
   p.best_valid_loss = j.at("best_valid_loss");
   p.best_step = j.at("best_step");
   p.validations_without_improvement = j.at("validations_without_improvement");
-  p.ranks = j.value("ranks", 1);                        // checkpoints from before distributed training
-  p.decay_end = j.value("decay_end", std::int64_t{0});  // from before linear decay
+  p.ranks = j.value("ranks", 1);                          // checkpoints from before distributed training
+  p.decay_end = j.value("decay_end", std::int64_t{0});    // from before linear decay
+  p.decay_from = j.value("decay_from", std::int64_t{0});  // from before the end was re-estimated
+  p.decay_from_fraction = j.value("decay_from_fraction", 1.0);
 }
 
 void save_checkpoint(const std::filesystem::path& path, const Transformer& model, AdamOptimizer& optimizer,

@@ -39,8 +39,9 @@ std::vector<OptionField> option_fields(TrainOptions& o) {
        &o.lr_scale},
       {"warmup_steps", "learning-rate warmup steps", &o.warmup_steps},
       {"lr_decay",
-       "after warmup: inverse_sqrt (the paper's step^-0.5), or linear (from the same peak down to 0 at max_steps, or "
-       "with a time budget alone at the update the budget ends with, estimated from the warmup's speed)",
+       "after warmup: inverse_sqrt (the paper's step^-0.5), linear (from the same peak down to 0 at max_steps, or "
+       "with a time budget alone at the update the budget ends with, estimated from the run's speed again as it "
+       "goes), or auto (linear where the run has max_steps above warmup_steps or a time budget, else inverse_sqrt)",
        &o.lr_decay},
       {"adam_beta1", "Adam beta1", &o.adam_beta1},
       {"adam_beta2", "Adam beta2", &o.adam_beta2},
@@ -109,7 +110,7 @@ constexpr Preset kPresets[] = {
     {"big", "big", "{}"},
     {"small", "small", "{}"},
     {"tiny", "tiny", "{}"},
-    {"cpu-hour", "small", R"({"batch_tokens": 1024, "warmup_steps": 3200, "dropout": 0})"},
+    {"cpu-hour", "small", R"({"batch_tokens": 1024, "warmup_steps": 3200, "dropout": 0, "lr_decay": "auto"})"},
 };
 
 std::string model_preset_of(const std::string& preset) {
@@ -254,8 +255,8 @@ void validate(const TrainOptions& o) {
   need(o.accumulate >= 1, "accumulate must be at least 1");
   need(o.lr_scale > 0 && std::isfinite(o.lr_scale), "lr_scale must be a positive number");
   need(o.warmup_steps >= 1, "warmup_steps must be at least 1");
-  need(o.lr_decay == "inverse_sqrt" || o.lr_decay == "linear",
-       "lr_decay must be \"inverse_sqrt\" or \"linear\", got \"" + o.lr_decay + "\"");
+  need(o.lr_decay == "inverse_sqrt" || o.lr_decay == "linear" || o.lr_decay == "auto",
+       "lr_decay must be \"inverse_sqrt\", \"linear\" or \"auto\", got \"" + o.lr_decay + "\"");
   need(o.lr_decay != "linear" || o.max_steps > o.warmup_steps || (o.max_steps == 0 && o.time_budget_minutes > 0),
        "lr_decay \"linear\" decays to 0 at max_steps, or at the end of time_budget_minutes: give max_steps above "
        "warmup_steps (" +
@@ -300,6 +301,22 @@ nlohmann::json flag_value(const OptionField& f, const std::string& text) {
 }
 
 }  // namespace
+
+std::string resolve_lr_decay(TrainOptions& o) {
+  if (o.lr_decay != "auto") return "";
+  if (o.max_steps > o.warmup_steps) {
+    o.lr_decay = "linear";
+    return "lr_decay auto: linear, to 0 at max_steps (" + std::to_string(o.max_steps) + ")";
+  }
+  if (o.max_steps == 0 && o.time_budget_minutes > 0) {
+    o.lr_decay = "linear";
+    return "lr_decay auto: linear, to 0 where the time budget ends";
+  }
+  o.lr_decay = "inverse_sqrt";
+  return o.max_steps > 0 ? "lr_decay auto: inverse_sqrt (max_steps " + std::to_string(o.max_steps) +
+                               " is within the warmup of " + std::to_string(o.warmup_steps) + " steps)"
+                         : "lr_decay auto: inverse_sqrt (no max_steps or time budget to decay to)";
+}
 
 TrainOptions resolve_train_options(const std::string& preset, const std::string& config_file,
                                    const std::map<std::string, std::string>& given) {

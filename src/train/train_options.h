@@ -28,7 +28,9 @@ struct TrainOptions {
   int warmup_steps = 4000;
   std::string lr_decay = "inverse_sqrt";  // after warmup: "inverse_sqrt" (the paper), or "linear" to 0
                                           // at max_steps, or under a time budget alone at the update the
-                                          // budget is estimated to end with (measured over the warmup)
+                                          // budget ends with (estimated again as the run goes), or
+                                          // "auto": linear where the run has such an end, else
+                                          // inverse_sqrt (resolve_lr_decay)
   float adam_beta1 = 0.9f, adam_beta2 = 0.98f, adam_eps = 1e-9f;
   float clip_norm = 0;   // > 0: rescale gradients whose L2 norm exceeds it
   double ema_decay = 0;  // > 0: keep an exponential moving average of the weights (adam_optimizer.h),
@@ -93,5 +95,11 @@ TrainOptions resolve_train_options(const std::string& preset, const std::string&
 
 // Throws Error naming the first unusable value.
 void validate(const TrainOptions& options);
+
+// lr_decay "auto" (cpu-hour's) becomes "linear" where the run has an end to decay to (max_steps
+// above warmup_steps, or a time budget without max_steps) and "inverse_sqrt" where it has none;
+// the other values stay. attn train resolves it before anything else, so config.json and the
+// checkpoints hold the decay the run used. Returns why, for the log ("" where nothing changed).
+std::string resolve_lr_decay(TrainOptions& options);
 
 }  // namespace attn

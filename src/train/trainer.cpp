@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 #include <string>
+#include <thread>
 
 #include "core/clock_text.h"
 #include "core/error.h"
@@ -127,7 +128,10 @@ bool Trainer::Run::update() {
     be.copy_to_device(model_->parameters(), &first, sizeof first);
   }
   ++progress_.step;
-  if (progress_.step == o_.warmup_steps) estimate_decay_end();
+  // The test of the re-estimated decay end: every update after the warmup 100 ms slower, as on a
+  // machine that became busy.
+  if (progress_.step > o_.warmup_steps && test_fault("slow-after-warmup"))
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   progress_.target_tokens += update_tokens;
   window_tokens_ += update_tokens;
   return true;
@@ -172,6 +176,8 @@ void Trainer::Run::after_update() {
                             {"tokens_per_second", tps},
                             {"target_tokens", progress_.target_tokens},
                             {"elapsed_seconds", now}};
+      // The end the learning rate of this update was on the way to (lr_decay linear, time budget).
+      if (schedule_.linear_end > 0 && o_.max_steps == 0) record["lr_decay_end"] = schedule_.linear_end;
       if (ranks_.size() > 1) {
         record["ranks"] = ranks_.size();
         record["allreduce_seconds"] = window_comm_;
@@ -214,6 +220,8 @@ void Trainer::Run::after_update() {
     }
     window_start_ = Clock::now();  // validation time is not training throughput
   }
+  if (progress_.step == o_.warmup_steps || (progress_.step > o_.warmup_steps && progress_.step % o_.log_every == 0))
+    estimate_decay_end();
   if (o_.save_every > 0 && progress_.step % o_.save_every == 0) save();
 }
 
@@ -252,26 +260,41 @@ void Trainer::Run::check_divergence(double gradient_norm, double loss_per_token)
                        last + ") with --resume-with-changes, or start again. train.jsonl shows where the loss turned.");
 }
 
-// lr_decay linear under a time budget alone: at the end of the warmup, the update at which the
-// budget will run out at this run's speed so far becomes where the learning rate reaches 0. It is
-// kept in the checkpoints, so a resumed run decays as it would have; should the run be slower than
-// estimated, the time budget still ends it (not quite annealed), should it be faster, it stops at
-// that update. Rank 0's clock decides, as for the budget itself.
+// lr_decay linear under a time budget alone: the update at which the budget runs out, at this
+// process's speed so far (its validations and checkpoints included), is where the learning rate
+// reaches 0. Estimated at the end of the warmup, then again every log_every updates: a new estimate
+// turns the line at this update and its learning rate, straight down to the new end, so the rate
+// never jumps and the run ends annealed where its time ends, whether it slows down (a busy machine,
+// longer validations) or speeds up. End and turn are kept in the checkpoints, so a resumed run goes
+// on along the same line. Should the last stretch still be slower than estimated, the time budget
+// ends the run just short of 0; faster, it stops at the end. Rank 0's clock decides, as for the
+// budget itself.
 void Trainer::Run::estimate_decay_end() {
-  if (o_.lr_decay != "linear" || o_.max_steps > 0 || o_.time_budget_minutes <= 0 || progress_.decay_end > 0) return;
-  double end = 0;
+  if (o_.lr_decay != "linear" || o_.max_steps > 0 || o_.time_budget_minutes <= 0) return;
+  double estimate[2] = {0, 0};  // the end, and the updates per second it comes from (rank 0's)
   if (leader()) {
     const double seconds = elapsed() - start_elapsed_;
-    const double per_second = static_cast<double>(progress_.step - first_step_) / std::max(seconds, 1e-9);
+    estimate[1] = static_cast<double>(progress_.step - first_step_) / std::max(seconds, 1e-9);
     const double left = std::max(0.0, o_.time_budget_minutes * 60 - elapsed());
-    end = static_cast<double>(progress_.step) + std::max(1.0, std::floor(left * per_second));
+    estimate[0] = static_cast<double>(progress_.step) + std::max(1.0, std::floor(left * estimate[1]));
   }
-  ranks_.sum(&end, 1);
-  progress_.decay_end = static_cast<std::int64_t>(end);
-  schedule_.linear_end = progress_.decay_end;
-  log_ << "lr_decay linear: at " << (progress_.step - first_step_) / std::max(elapsed() - start_elapsed_, 1e-9)
-       << " updates/s the time budget ends near update " << progress_.decay_end
-       << "; the learning rate falls linearly to 0 there\n";
+  ranks_.sum(estimate, 2);
+  const auto end = static_cast<std::int64_t>(estimate[0]);
+  if (end == progress_.decay_end) return;
+  const bool first = progress_.decay_end == 0;
+  if (progress_.step > o_.warmup_steps) {
+    // The learning rate of the update just made, on the line (or the curve) it was on.
+    progress_.decay_from_fraction = schedule_(progress_.step) / schedule_.peak();
+    progress_.decay_from = progress_.step;
+  }
+  progress_.decay_end = end;
+  schedule_.linear_end = end;
+  schedule_.linear_from = progress_.decay_from;
+  schedule_.linear_from_fraction = progress_.decay_from_fraction;
+  // Said at the first estimate and at validations (where it is compared with the dev loss).
+  if (!first && (o_.valid_source.empty() || progress_.step % o_.valid_every != 0)) return;
+  log_ << "lr_decay linear: at " << estimate[1] << " updates/s the time budget ends near update " << end
+       << (first ? "; the learning rate falls linearly to 0 there\n" : " (estimated again)\n");
 }
 
 // Every rank applied the same updates to the same weights, so the weights must be identical to

@@ -15,6 +15,8 @@ namespace attn {
 
 Trainer::Run::Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks, bool resume, bool accept_changes)
     : o_(o), ranks_(ranks), log_(ranks.rank() == 0 ? log : silent_) {
+  // Before the options are checked, compared with a checkpoint's or written down.
+  if (const std::string decay = resolve_lr_decay(o_); !decay.empty()) log_ << decay << "\n";
   run_ = o_.run_dir;
   checkpoints_ = run_ / "checkpoints";
   const std::vector<std::filesystem::path> existing = check_run_folder(resume);
@@ -181,6 +183,10 @@ void Trainer::Run::prepare_loop() {
                                    o_.lr_decay != "linear" ? 0
                                    : o_.max_steps > 0      ? o_.max_steps
                                                            : progress_.decay_end};
+  if (o_.lr_decay == "linear" && o_.max_steps == 0) {
+    schedule_.linear_from = progress_.decay_from;
+    schedule_.linear_from_fraction = progress_.decay_from_fraction;
+  }
   start_elapsed_ = progress_.elapsed_seconds;
   first_step_ = progress_.step;
   epoch_ = batcher_->epoch(static_cast<std::uint64_t>(progress_.epoch));

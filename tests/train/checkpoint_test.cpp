@@ -50,6 +50,28 @@ TEST(LearningRate, LinearDecayFallsFromThePeakToZeroAtTheEnd) {
   EXPECT_NEAR(paper(600), 2.0 / 16 / std::sqrt(600.0), 1e-12);  // without: the inverse square root
 }
 
+// A re-estimated end turns the line where it was estimated: from that step, at the rate it had
+// there, straight down to 0 at the new end.
+TEST(LearningRate, ATurnedLineStartsAtItsStepAndRateAndEndsAtZero) {
+  LearningRateSchedule lr{256, 100, 2.0, 1100};
+  EXPECT_NEAR(lr.peak(), 0.0125, 1e-15);
+  // At step 600 the line from the peak is at half the peak; the end moves from 1100 to 1600.
+  lr.linear_end = 1600;
+  lr.linear_from = 600;
+  lr.linear_from_fraction = 0.5;
+  EXPECT_NEAR(lr(600), 0.0125 / 2, 1e-12);        // no jump at the turn
+  EXPECT_NEAR(lr(1100), 0.0125 / 4, 1e-12);       // halfway from 600 to 1600
+  EXPECT_NEAR(lr(1500), 0.0125 / 2 / 10, 1e-12);  // a tenth of the way left
+  EXPECT_EQ(lr(1600), 0.0);
+  EXPECT_EQ(lr(1700), 0.0);
+  EXPECT_NEAR(lr(50), 0.0125 / 2, 1e-12);  // the rise is untouched
+  // The end moved nearer (a slower run): the line turns down more steeply, from the same point.
+  lr.linear_end = 800;
+  EXPECT_NEAR(lr(600), 0.0125 / 2, 1e-12);
+  EXPECT_NEAR(lr(700), 0.0125 / 4, 1e-12);
+  EXPECT_EQ(lr(800), 0.0);
+}
+
 TEST(Checkpoint, RoundTripRestoresWeightsMomentsAndProgress) {
   auto dir = testing::fresh_temp_dir("checkpoint_roundtrip");
   const ModelConfig c = ModelConfig::preset("tiny");
@@ -67,7 +89,9 @@ TEST(Checkpoint, RoundTripRestoresWeightsMomentsAndProgress) {
   progress.epoch = 2;
   progress.next_batch = 17;
   progress.best_valid_loss = 4.25;
-  progress.decay_end = 1234;  // lr_decay linear under a time budget: a resumed run decays as before
+  progress.decay_end = 1234;   // lr_decay linear under a time budget: a resumed run decays as before,
+  progress.decay_from = 1000;  // along the same line
+  progress.decay_from_fraction = 0.123456789012345678;
   save_checkpoint(checkpoint_path(dir, 3), model, adam, progress, {{"note", "x"}});
 
   Transformer restored(c);
@@ -84,6 +108,8 @@ TEST(Checkpoint, RoundTripRestoresWeightsMomentsAndProgress) {
   EXPECT_EQ(back.progress.epoch, 2);
   EXPECT_EQ(back.progress.best_valid_loss, 4.25);
   EXPECT_EQ(back.progress.decay_end, 1234);
+  EXPECT_EQ(back.progress.decay_from, 1000);
+  EXPECT_EQ(back.progress.decay_from_fraction, 0.123456789012345678);  // to the bit
   EXPECT_EQ(back.options.at("note"), "x");
   EXPECT_EQ(list_checkpoints(dir), std::vector<std::filesystem::path>{checkpoint_path(dir, 3)});
 }

@@ -82,18 +82,48 @@ TEST(TrainOptions, EveryNumericOptionRefusesNegativeValuesNamingItself) {
   }
 }
 
-// lr_decay: one of two names; "linear" needs the step it decays to 0 at, after the warmup.
+// lr_decay: one of three names; "linear" needs the step it decays to 0 at, after the warmup.
 TEST(TrainOptions, LinearDecayNeedsMaxStepsBeyondTheWarmup) {
   TrainOptions o = usable();
   apply_options_json(nlohmann::json::parse(R"({"lr_decay": "cosine"})"), o, "test");
-  EXPECT_NE(error_of([&] { validate(o); }).find("lr_decay must be \"inverse_sqrt\" or \"linear\", got \"cosine\""),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { validate(o); }).find("lr_decay must be \"inverse_sqrt\", \"linear\" or \"auto\", got \"cosine\""),
+      std::string::npos);
   apply_options_json(nlohmann::json::parse(R"({"lr_decay": "linear", "warmup_steps": 100})"), o, "test");
   EXPECT_NE(error_of([&] { validate(o); }).find("give max_steps above warmup_steps (100)"), std::string::npos);
   o.max_steps = 100;
   EXPECT_NE(error_of([&] { validate(o); }).find("give max_steps above warmup_steps"), std::string::npos);
   o.max_steps = 101;
   EXPECT_EQ(error_of([&] { validate(o); }), "");
+}
+
+// lr_decay "auto" (cpu-hour's): linear wherever the run has an end to decay to, the paper's inverse
+// square root where it has none (or where max_steps ends it within the warmup), and never an error.
+TEST(TrainOptions, AutomaticDecayIsLinearWhereTheRunHasAnEnd) {
+  struct Case {
+    std::int64_t max_steps;
+    double minutes;
+    const char* decay;
+  };
+  for (const Case c : {Case{0, 45, "linear"}, Case{101, 0, "linear"}, Case{101, 45, "linear"},
+                       Case{100, 45, "inverse_sqrt"}, Case{50, 0, "inverse_sqrt"}, Case{0, 0, "inverse_sqrt"}}) {
+    TrainOptions o = usable();
+    o.warmup_steps = 100;
+    o.lr_decay = "auto";
+    o.max_steps = c.max_steps;
+    o.time_budget_minutes = c.minutes;
+    EXPECT_EQ(error_of([&] { validate(o); }), "");
+    EXPECT_NE(resolve_lr_decay(o).find(std::string("lr_decay auto: ") + c.decay), std::string::npos);
+    EXPECT_EQ(o.lr_decay, c.decay) << "max_steps " << c.max_steps << ", " << c.minutes << " minutes";
+    EXPECT_EQ(error_of([&] { validate(o); }), "");
+  }
+  for (const char* given : {"linear", "inverse_sqrt"}) {  // a decay given is kept
+    TrainOptions o = usable();
+    o.lr_decay = given;
+    o.time_budget_minutes = 45;
+    EXPECT_EQ(resolve_lr_decay(o), "");
+    EXPECT_EQ(o.lr_decay, given);
+  }
 }
 
 // A preset sets the model keys and the recipe keys; choosing another undoes them; keys beside it in
@@ -111,6 +141,7 @@ TEST(TrainOptions, PresetsSetTheModelAndTheRecipeAndAnotherPresetUndoesThem) {
   EXPECT_EQ(o.model.dropout, 0.0f);
   EXPECT_EQ(o.batch_tokens, 1024);
   EXPECT_EQ(o.warmup_steps, 3200);
+  EXPECT_EQ(o.lr_decay, "auto");
   EXPECT_EQ(o.model.vocab_size, 4000);
   EXPECT_EQ(error_of([&] { validate(o); }), "");
 
