@@ -29,13 +29,14 @@ struct TrainingProgress {
   double best_valid_loss = 1e300;  // best validation cross-entropy so far
   std::int64_t best_step = 0;
   int validations_without_improvement = 0;
-  int ranks = 1;                   // processes of the run that wrote it (the global batch is
-                                   // batch_tokens x ranks x accumulate)
-  std::int64_t decay_end = 0;      // lr_decay linear under a time budget: the update at which the learning
-                                   // rate reaches 0, estimated at the end of the warmup (0: not yet) and
-                                   // again as the run goes, the line turning at the update of each new
-  std::int64_t decay_from = 0;     // estimate (0: the warmup's end, where the line starts at the peak)
-  double decay_from_fraction = 1;  // the learning rate there, as a fraction of the peak
+  int ranks = 1;  // processes of the run that wrote it (the global batch is
+                  // batch_tokens x ranks x accumulate)
+  // lr_decay linear under a time budget: the update at which the learning rate reaches 0, estimated
+  // at the end of the warmup (0: not yet) and again as the run goes; the line to it starts at update
+  // decay_from (0: the warmup's end) at decay_from_fraction of the peak rate.
+  std::int64_t decay_end = 0;
+  std::int64_t decay_from = 0;
+  double decay_from_fraction = 1;
 };
 
 void to_json(nlohmann::json& j, const TrainingProgress& p);
