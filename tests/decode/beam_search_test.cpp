@@ -110,7 +110,10 @@ TEST(BeamSearch, BatchedEqualsOneAtATimeAndNBestIsSorted) {
     ASSERT_EQ(together[b].size(), alone.size()) << "sentence " << b;
     for (std::size_t h = 0; h < alone.size(); ++h) {
       EXPECT_EQ(together[b][h].tokens, alone[h].tokens) << "sentence " << b << " hypothesis " << h;
-      EXPECT_NEAR(together[b][h].score, alone[h].score, 1e-4 * std::abs(alone[h].score));
+      // Equal up to float32 rounding: a batch's products have other shapes (oneDNN sums them in
+      // other orders), and this model's weights, tripled, amplify it. Measured on a Zen 5 (AVX-512):
+      // up to 4.4e-5 of the score in the Release build, 1.6e-4 in the sanitizer build (-O1).
+      EXPECT_NEAR(together[b][h].score, alone[h].score, 1e-3 * std::abs(alone[h].score));
       if (h > 0) {
         EXPECT_GE(together[b][h - 1].score, together[b][h].score);
       }
