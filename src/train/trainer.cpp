@@ -128,10 +128,10 @@ bool Trainer::Run::update() {
     be.copy_to_device(model_->parameters(), &first, sizeof first);
   }
   ++progress_.step;
-  // The test of the re-estimated decay end: every update after the warmup 100 ms slower, as on a
+  // The test of the re-estimated decay end: every update after the warmup 300 ms slower, as on a
   // machine that became busy.
   if (progress_.step > o_.warmup_steps && test_fault("slow-after-warmup"))
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
   progress_.target_tokens += update_tokens;
   window_tokens_ += update_tokens;
   return true;

@@ -197,8 +197,9 @@ TEST(Resume, ChangedOptionsAreRefusedUnlessAskedFor) {
 
 // Linear decay under a time budget alone: the run estimates the update its budget ends with at the
 // end of the warmup (and says so), then again as it goes. Here every update after the warmup is
-// 100 ms slower (ATTN_TEST_FAULTS=slow-after-warmup: a machine that became busy), so the warmup's
-// speed promises many times the updates the budget allows. Checked by hand from train.jsonl: every
+// 300 ms slower (ATTN_TEST_FAULTS=slow-after-warmup: a machine that became busy), so the warmup's
+// speed promises several times the updates the budget allows (3x in the sanitizer build, whose
+// updates take ~100 ms; 7x in the Release build). Checked by hand from train.jsonl: every
 // update's learning rate lies on the straight line from the previous update's to 0 at the end then
 // in force (no jump where the end moves), and the run ends with its budget, annealed: its last
 // learning rate a small fraction of the peak, reached after most of the budget, never past the end.
@@ -240,7 +241,7 @@ TEST(Resume, LinearDecayUnderATimeBudgetAnnealsWhereTheTimeEnds) {
     checked += step > 10;
   }
   ASSERT_GT(checked, 10) << log;
-  EXPECT_GT(first_estimate, 2 * last) << "the warmup's speed promised more than the slowed run does: " << log;
+  EXPECT_GT(2 * first_estimate, 3 * last) << "the warmup's speed promised more than the slowed run does: " << log;
   EXPECT_LT(lr, 0.05 * peak) << "the run ended at update " << last << " of " << end << ", not annealed: " << log;
   EXPECT_GT(elapsed, 0.8 * 12) << "the run ended at update " << last << " of " << end << " before its time: " << log;
   EXPECT_LE(last, end) << log;
