@@ -1,7 +1,8 @@
 #pragma once
 // Model snapshots every N whole minutes of training time (snapshot_every_minutes), kept beside
-// the rotating checkpoints: since the learning-rate schedule does not depend on the budget, the
-// snapshot at minute M is the model an M-minute run would have ended with (before averaging).
+// the rotating checkpoints. With the paper's decay the learning-rate schedule does not depend on
+// the budget, so the snapshot at minute M is the model an M-minute run would have ended with
+// (before averaging); with lr_decay linear under a time budget it is the run midway, not annealed.
 #include <cmath>
 #include <cstdio>
 #include <string>
