@@ -32,10 +32,10 @@ struct LearningRateSchedule {
     const double rise = s * std::pow(w, -1.5);
     const double base = scale / std::sqrt(static_cast<double>(d_model));
     if (linear_end <= 0) return base * std::min(1.0 / std::sqrt(s), rise);
-    const double peak = 1.0 / std::sqrt(w);
+    const double unscaled_peak = 1.0 / std::sqrt(w);  // peak() / base
     const bool turned = linear_from > warmup_steps;
     const double from = turned ? static_cast<double>(linear_from) : w;
-    const double height = turned ? peak * linear_from_fraction : peak;
+    const double height = turned ? unscaled_peak * linear_from_fraction : unscaled_peak;
     const double fall = height * std::max(0.0, static_cast<double>(linear_end) - s) /
                         std::max(1.0, static_cast<double>(linear_end) - from);
     return base * std::min(rise, fall);

@@ -52,6 +52,10 @@ std::vector<OptionField> option_fields(TrainOptions& o) {
        "average = min(d, (1+t)/(10+t)) * average + (1 - that) * weights; validation, best/, snapshots and model/ "
        "use the average, checkpoints keep both",
        &o.ema_decay},
+      {"dropout_from_epoch",
+       "dropout and activation_dropout apply from this epoch (pass over the training data) on: 1 from the start, "
+       "N > 1 none in the first N - 1 epochs (late dropout); an update whose batches reach epoch N has it",
+       &o.dropout_from_epoch},
       {"max_steps", "stop after this many updates (0: no limit)", &o.max_steps},
       {"max_epochs", "stop after this many epochs (0: no limit)", &o.max_epochs},
       {"time_budget_minutes", "stop after this much training time (0: no limit)", &o.time_budget_minutes},
@@ -102,8 +106,8 @@ struct Preset {
   const char* model;  // the model preset
   const char* keys;   // JSON: recipe keys that differ from the defaults
 };
-constexpr const char* kRecipeKeys[] = {"batch_tokens", "accumulate", "lr_scale",
-                                       "warmup_steps", "lr_decay",   "ema_decay"};
+constexpr const char* kRecipeKeys[] = {"batch_tokens", "accumulate", "lr_scale",          "warmup_steps",
+                                       "lr_decay",     "ema_decay",  "dropout_from_epoch"};
 // cpu-hour: the evidence for each value is in docs/recipe.md (pruning sweeps at equal tokens).
 constexpr Preset kPresets[] = {
     {"base", "base", "{}"},
@@ -266,6 +270,7 @@ void validate(const TrainOptions& o) {
   need(o.adam_eps > 0 && std::isfinite(o.adam_eps), "adam_eps must be a positive number");
   need(o.clip_norm >= 0 && std::isfinite(o.clip_norm), "clip_norm must be >= 0 (0: off)");
   need(o.ema_decay >= 0 && o.ema_decay < 1, "ema_decay must be in [0, 1) (0: off)");
+  need(o.dropout_from_epoch >= 1, "dropout_from_epoch must be at least 1 (1: from the start)");
   need(o.max_steps >= 0, "max_steps must be >= 0 (0: no limit)");
   need(o.max_epochs >= 0, "max_epochs must be >= 0 (0: no limit)");
   need(o.time_budget_minutes >= 0 && std::isfinite(o.time_budget_minutes),

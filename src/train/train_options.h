@@ -35,6 +35,9 @@ struct TrainOptions {
   float clip_norm = 0;   // > 0: rescale gradients whose L2 norm exceeds it
   double ema_decay = 0;  // > 0: keep an exponential moving average of the weights (adam_optimizer.h),
                          // which validation, best/, snapshots and model/ use; 0: off
+  // Dropout and activation dropout train from this pass over the data on (1: from the start, as the
+  // paper; N > 1: "late dropout", none while the model is still far from overfitting).
+  int dropout_from_epoch = 1;
   // Stopping: whichever comes first (0 = no limit).
   std::int64_t max_steps = 0;
   int max_epochs = 0;

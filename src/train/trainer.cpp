@@ -55,7 +55,7 @@ std::string Trainer::Run::stop_reason() {
   if (control[kSaveByTime] && progress_.step > first_step_) save();
   if (control[kSignal]) return "interrupted";
   if (o_.max_steps > 0 && progress_.step >= o_.max_steps) return "max_steps";
-  if (progress_.decay_end > 0 && o_.max_steps == 0 && progress_.step >= progress_.decay_end) return "lr_decay_end";
+  if (decays_to_the_clock() && progress_.decay_end > 0 && progress_.step >= progress_.decay_end) return "lr_decay_end";
   if (control[kTimeBudget]) return "time_budget";
   if (o_.max_epochs > 0 && progress_.epoch >= o_.max_epochs) return "max_epochs";
   if (o_.early_stopping > 0 && progress_.validations_without_improvement >= o_.early_stopping) return "early_stopping";
@@ -77,6 +77,9 @@ bool Trainer::Run::update() {
       progress_.next_batch = 0;
       if (o_.max_epochs > 0 && progress_.epoch >= o_.max_epochs) break;
       epoch_ = batcher_->epoch(static_cast<std::uint64_t>(progress_.epoch));
+      if (o_.dropout_from_epoch > 1 && progress_.epoch + 1 == o_.dropout_from_epoch)
+        log_ << "epoch " << progress_.epoch + 1 << ": dropout " << o_.model.dropout << " (activation dropout "
+             << o_.model.activation_dropout << ") from here on (dropout_from_epoch)" << std::endl;
     }
     const auto pairs = epoch_.pairs(static_cast<std::size_t>(progress_.next_batch++));
     update_tokens += static_cast<std::int64_t>(batcher_->target_tokens(pairs));
@@ -84,6 +87,8 @@ bool Trainer::Run::update() {
     ++used;
   }
   if (used == 0) return false;  // the epoch limit was reached exactly at a boundary
+  // Late dropout: none until the update's batches reach epoch dropout_from_epoch.
+  const bool dropping = progress_.epoch + 1 >= o_.dropout_from_epoch;
   // Each batch's gradient is computed from zero and added to the sum of the earlier ones, the
   // way the ranks' gradients are added: 1 rank accumulating 2 batches then sums exactly what 2
   // ranks of 1 batch sum, to the bit.
@@ -98,8 +103,8 @@ bool Trainer::Run::update() {
     }
     // Dropout masks follow the batch's place in the global batch, whoever trains it.
     const std::uint64_t slot = static_cast<std::uint64_t>(first_mine + i);
-    const nn::Dropout dropout{o_.model.dropout, dropout_seed(o_.seed, progress_.step, slot),
-                              o_.model.activation_dropout};
+    const nn::Dropout dropout{dropping ? o_.model.dropout : 0.0f, dropout_seed(o_.seed, progress_.step, slot),
+                              dropping ? o_.model.activation_dropout : 0.0f};
     const LossSums s = model_->forward_backward(batches_[static_cast<std::size_t>(i)].view(), dropout,
                                                 1.0f / static_cast<float>(update_tokens));
     if (i > 0) be.accumulate(gradient_sum_.data(), model_->gradients(), n);
@@ -177,7 +182,7 @@ void Trainer::Run::after_update() {
                             {"target_tokens", progress_.target_tokens},
                             {"elapsed_seconds", now}};
       // The end the learning rate of this update was on the way to (lr_decay linear, time budget).
-      if (schedule_.linear_end > 0 && o_.max_steps == 0) record["lr_decay_end"] = schedule_.linear_end;
+      if (decays_to_the_clock() && schedule_.linear_end > 0) record["lr_decay_end"] = schedule_.linear_end;
       if (ranks_.size() > 1) {
         record["ranks"] = ranks_.size();
         record["allreduce_seconds"] = window_comm_;
@@ -270,7 +275,7 @@ void Trainer::Run::check_divergence(double gradient_norm, double loss_per_token)
 // ends the run just short of 0; faster, it stops at the end. Rank 0's clock decides, as for the
 // budget itself.
 void Trainer::Run::estimate_decay_end() {
-  if (o_.lr_decay != "linear" || o_.max_steps > 0 || o_.time_budget_minutes <= 0) return;
+  if (!decays_to_the_clock()) return;
   double estimate[2] = {0, 0};  // the end, and the updates per second it comes from (rank 0's)
   if (leader()) {
     const double seconds = elapsed() - start_elapsed_;
@@ -288,9 +293,7 @@ void Trainer::Run::estimate_decay_end() {
     progress_.decay_from = progress_.step;
   }
   progress_.decay_end = end;
-  schedule_.linear_end = end;
-  schedule_.linear_from = progress_.decay_from;
-  schedule_.linear_from_fraction = progress_.decay_from_fraction;
+  follow_decay_line();
   // Said at the first estimate and at validations (where it is compared with the dev loss).
   if (!first && (o_.valid_source.empty() || progress_.step % o_.valid_every != 0)) return;
   log_ << "lr_decay linear: at " << estimate[1] << " updates/s the time budget ends near update " << end

@@ -63,7 +63,18 @@ class Trainer::Run {
   void save();
   void check_ranks_agree_on_weights();
   void check_divergence(double gradient_norm, double loss_per_token) const;
+  // lr_decay linear without max_steps: the line falls to 0 where the time budget is estimated to end.
+  bool decays_to_the_clock() const {
+    return o_.lr_decay == "linear" && o_.max_steps == 0 && o_.time_budget_minutes > 0;
+  }
   void estimate_decay_end();
+  // The schedule takes the line progress_ keeps (and the checkpoints): its end, where and how high it
+  // starts.
+  void follow_decay_line() {
+    schedule_.linear_end = progress_.decay_end;
+    schedule_.linear_from = progress_.decay_from;
+    schedule_.linear_from_fraction = progress_.decay_from_fraction;
+  }
   // A model folder's metadata: `entries` and the languages the run was told.
   // With a moving average of the weights, its decay: the folder holds the average.
   std::map<std::string, std::string> model_metadata(std::map<std::string, std::string> entries) const {

@@ -180,13 +180,8 @@ void Trainer::Run::prepare_loop() {
     jsonl_.open(run_ / "train.jsonl", std::ios::app);
   }
   schedule_ = LearningRateSchedule{o_.model.d_model, o_.warmup_steps, o_.lr_scale,
-                                   o_.lr_decay != "linear" ? 0
-                                   : o_.max_steps > 0      ? o_.max_steps
-                                                           : progress_.decay_end};
-  if (o_.lr_decay == "linear" && o_.max_steps == 0) {
-    schedule_.linear_from = progress_.decay_from;
-    schedule_.linear_from_fraction = progress_.decay_from_fraction;
-  }
+                                   o_.lr_decay == "linear" && o_.max_steps > 0 ? o_.max_steps : 0};
+  if (decays_to_the_clock()) follow_decay_line();  // as the checkpoint left it; fresh: set after the warmup
   start_elapsed_ = progress_.elapsed_seconds;
   first_step_ = progress_.step;
   epoch_ = batcher_->epoch(static_cast<std::uint64_t>(progress_.epoch));

@@ -148,8 +148,10 @@ TEST(TrainOptions, PresetsSetTheModelAndTheRecipeAndAnotherPresetUndoesThem) {
   o.accumulate = 3;
   o.lr_decay = "linear";
   o.ema_decay = 0.999;
+  o.dropout_from_epoch = 3;
   apply_options_json(nlohmann::json::parse(R"({"preset": "small"})"), o, "config.json");
   EXPECT_EQ(o.ema_decay, 0.0);
+  EXPECT_EQ(o.dropout_from_epoch, 1);
   EXPECT_EQ(o.preset, "small");
   EXPECT_EQ(o.model.dropout, 0.1f);
   EXPECT_EQ(o.batch_tokens, 4096);
