@@ -212,10 +212,14 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
       }
       svg += "\"/>\n";
     }
-    // Points alone are hollow circles, a size larger, so that they stand apart from a line's dots.
+    // Points alone are hollow circles, a size larger, so that they stand apart from a line's dots;
+    // filled, discs of that size.
     auto circle = [&](double cx, double cy) {
       if (s.line)
         std::snprintf(buf, sizeof buf, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", cx, cy,
+                      s.color.c_str());
+      else if (s.filled)
+        std::snprintf(buf, sizeof buf, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"%s\"/>\n", cx, cy,
                       s.color.c_str());
       else
         std::snprintf(buf, sizeof buf,

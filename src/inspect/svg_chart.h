@@ -12,6 +12,7 @@ struct ChartSeries {
   bool dashed = false;                            // a dashed line (e.g. another source's numbers beside ours)
   bool line = true;                               // false: the points alone, unconnected (a circle in the legend)
   std::vector<std::pair<double, double>> points;  // (x, y), x ascending
+  bool filled = false;  // points alone as filled discs, not hollow circles (a mean among its seeds' points)
 };
 
 struct ChartOptions {

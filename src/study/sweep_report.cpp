@@ -318,7 +318,9 @@ SweepReportText sweep_report(const SweepPlan& plan, const std::map<std::string, 
     for (std::size_t i = 0; i < lines.size(); ++i) {
       const std::string& name = lines[i];
       const std::string color = colors[i % colors.size()];
-      inspect::ChartSeries m{name, color, false, false, numeric, {}};  // categories: points, no line
+      const bool several = plan.seeds.size() > 1;
+      inspect::ChartSeries m{several ? name + " (mean of the seeds)" : name, color, false, false, numeric, {}};
+      m.filled = several && !numeric;  // categories: points, no line; the mean's filled, the seeds' hollow
       for (const auto& [x, ys] : sums[name]) {
         double s = 0;
         for (double y : ys) s += y;
@@ -326,7 +328,7 @@ SweepReportText sweep_report(const SweepPlan& plan, const std::map<std::string, 
       }
       if (m.points.empty()) continue;
       series.push_back(m);
-      if (plan.seeds.size() > 1) {
+      if (several) {
         inspect::ChartSeries c{name + " (each seed)", color, false, false, false, seeds[name].points};
         std::sort(c.points.begin(), c.points.end());
         series.push_back(c);

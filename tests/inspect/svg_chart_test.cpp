@@ -53,6 +53,18 @@ TEST(SvgChart, DashedLinesAndPointsWithoutALine) {
   EXPECT_NE(svg.find("paper (right)"), std::string::npos);
 }
 
+// Filled points (a mean beside its seeds' hollow circles) are discs of the series' colour, in the
+// legend too; the hollow ones stay white inside.
+TEST(SvgChart, FilledPointsStandApartFromHollowOnes) {
+  ChartSeries mean{"mean", "#ff7f0e", false, false, false, {{1, 2}, {2, 3}}};
+  mean.filled = true;
+  ChartSeries seeds{"each seed", "#ff7f0e", false, false, false, {{1, 1}, {1, 3}, {2, 3}}};
+  const std::string svg = svg_line_chart({mean, seeds}, {"t", "x", "left", "right"});
+  EXPECT_EQ(count(svg, "r=\"6\" fill=\"#ff7f0e\"/>"), 3);                 // two points and the legend's
+  EXPECT_EQ(count(svg, "r=\"5\" fill=\"white\" stroke=\"#ff7f0e\""), 4);  // three points and the legend's
+  EXPECT_EQ(count(svg, "<polyline"), 0);
+}
+
 // Named categories: one tick per category at x = 1..n, labelled (escaped), the axis from 0.5 to
 // n + 0.5; an x that is not a category is refused.
 TEST(SvgChart, CategoriesAreTicksWithTheirNames) {

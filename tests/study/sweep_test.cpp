@@ -321,6 +321,32 @@ TEST(SweepReport, VariantsAreChartedByNumber) {
   EXPECT_TRUE(fs::exists(dir / "knob-variant.svg"));
 }
 
+int count_of(const std::string& s, const std::string& what) {
+  int n = 0;
+  for (std::size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + what.size())) ++n;
+  return n;
+}
+
+// With two seeds a named setting's mean is a filled disc and its seeds hollow circles (points
+// alone, as categories have no order), each named in the legend.
+TEST(SweepReport, TheMeanOfTheSeedsIsToldApartFromTheSeeds) {
+  const fs::path dir = testing::fresh_temp_dir("sweep_variant_seeds");
+  const SweepPlan plan = parse(R"({"base": {"preset": "tiny"}, "variants": [{"name": "deep"}, {"name": "wide"}],
+                                   "budget": {"updates": 200}, "seeds": 2})");
+  write_sweep_plan(plan, dir);
+  finished_run(dir / "runs" / "deep.seed1", 10, 30);
+  finished_run(dir / "runs" / "deep.seed2", 14, 30);
+  finished_run(dir / "runs" / "wide.seed1", 12, 31);
+  finished_run(dir / "runs" / "wide.seed2", 13, 31);
+  write_sweep_report(dir, "");
+  const std::string svg = slurp(dir / "knob-variant.svg");
+  EXPECT_EQ(count_of(svg, "r=\"6\" fill=\"#1f77b4\"/>"), 3) << svg;         // two means and the legend's
+  EXPECT_EQ(count_of(svg, "fill=\"white\" stroke=\"#1f77b4\""), 5) << svg;  // four seeds and the legend's
+  EXPECT_NE(svg.find(">dev BLEU (mean of the seeds)</text>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">dev BLEU (each seed)</text>"), std::string::npos) << svg;
+  EXPECT_EQ(slurp(dir / "knob-variant.png").substr(1, 3), "PNG");
+}
+
 // scripts/sweep end to end on a tiny corpus (Genesis 1-5 of the test fixtures, its first 10 verses
 // as the dev set): a variant that diverges is recorded and the sweep goes on; the others finish
 // with every file the report reads; again, nothing is trained twice; a run whose scoring did not
