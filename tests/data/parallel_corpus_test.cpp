@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "common/count_of.h"
 #include "common/temp_dir.h"
 #include "core/error.h"
 #include "data_test_support.h"
@@ -12,12 +13,6 @@ namespace attn::data {
 namespace {
 
 using namespace attn::testing;
-
-std::size_t count_of(const std::string& text, const std::string& part) {
-  std::size_t count = 0;
-  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++count;
-  return count;
-}
 
 std::string many_words(int n) {
   std::string text = "word";
@@ -197,7 +192,7 @@ TEST_F(ParallelCorpusTest, CachedLoadDropsTheSamePairs) {
     EXPECT_EQ(corpus->report().dropped_blank, 1u);
     EXPECT_EQ(corpus->report().dropped_too_long, 1u);
   }
-  EXPECT_EQ(count_of(log_.str(), options.source_file.string() + ":2: blank line"), 2u) << log_.str();
+  EXPECT_EQ(count_of(log_.str(), options.source_file.string() + ":2: blank line"), 2) << log_.str();
 }
 
 // Found by fuzzing (fuzz/training_text_fuzz.cpp): reading back a cache whose side has no tokens at

@@ -7,17 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "common/count_of.h"
 #include "core/error.h"
 #include "inspect/svg_chart.h"
 
 namespace attn::inspect {
 namespace {
 
-int count(const std::string& s, const std::string& what) {
-  int n = 0;
-  for (auto at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-  return n;
-}
+using testing::count_of;
 
 TEST(SvgChart, PointsLandWhereTheAxesSay) {
   // Defaults: 760 x 380, margins 70 left, 30 right (no right axis), 40 top, 55 bottom. x 0..10
@@ -25,7 +22,7 @@ TEST(SvgChart, PointsLandWhereTheAxesSay) {
   ChartSeries s{"s", "#123456", false, false, true, {{0, 0}, {5, 5}, {10, 10}}};
   const std::string svg = svg_line_chart({s}, {"t", "x", "y", ""});
   EXPECT_NE(svg.find("points=\"70.0,325.0 400.0,182.5 730.0,40.0 \""), std::string::npos) << svg;
-  EXPECT_EQ(count(svg, "<circle"), 3);
+  EXPECT_EQ(count_of(svg, "<circle"), 3);
   EXPECT_EQ(svg.find("stroke-dasharray"), std::string::npos);
 }
 
@@ -47,9 +44,9 @@ TEST(SvgChart, DashedLinesAndPointsWithoutALine) {
   ChartSeries dashed{"paper", "#d62728", true, true, true, {{1, 5}, {2, 6}}};
   ChartSeries alone{"seed 2", "#1f77b4", false, false, false, {{1, 1}, {2, 2}}};
   const std::string svg = svg_line_chart({dashed, alone}, {"t", "x", "left", "right"});
-  EXPECT_EQ(count(svg, "<polyline"), 1);                          // the points alone have none
-  EXPECT_EQ(count(svg, "stroke-dasharray"), 2);                   // the dashed line and its legend entry
-  EXPECT_EQ(count(svg, "fill=\"white\" stroke=\"#1f77b4\""), 3);  // two hollow points and the legend's
+  EXPECT_EQ(count_of(svg, "<polyline"), 1);                          // the points alone have none
+  EXPECT_EQ(count_of(svg, "stroke-dasharray"), 2);                   // the dashed line and its legend entry
+  EXPECT_EQ(count_of(svg, "fill=\"white\" stroke=\"#1f77b4\""), 3);  // two hollow points and the legend's
   EXPECT_NE(svg.find("paper (right)"), std::string::npos);
 }
 
@@ -60,9 +57,9 @@ TEST(SvgChart, FilledPointsStandApartFromHollowOnes) {
   mean.filled = true;
   ChartSeries seeds{"each seed", "#ff7f0e", false, false, false, {{1, 1}, {1, 3}, {2, 3}}};
   const std::string svg = svg_line_chart({mean, seeds}, {"t", "x", "left", "right"});
-  EXPECT_EQ(count(svg, "r=\"6\" fill=\"#ff7f0e\"/>"), 3);                 // two points and the legend's
-  EXPECT_EQ(count(svg, "r=\"5\" fill=\"white\" stroke=\"#ff7f0e\""), 4);  // three points and the legend's
-  EXPECT_EQ(count(svg, "<polyline"), 0);
+  EXPECT_EQ(count_of(svg, "r=\"6\" fill=\"#ff7f0e\"/>"), 3);                 // two points and the legend's
+  EXPECT_EQ(count_of(svg, "r=\"5\" fill=\"white\" stroke=\"#ff7f0e\""), 4);  // three points and the legend's
+  EXPECT_EQ(count_of(svg, "<polyline"), 0);
 }
 
 // Named categories: one tick per category at x = 1..n, labelled (escaped), the axis from 0.5 to
@@ -73,7 +70,7 @@ TEST(SvgChart, CategoriesAreTicksWithTheirNames) {
   o.x_categories = {"small", "lr<2>", "6-1"};
   const std::string svg = svg_line_chart({s}, o);
   for (const char* tick : {">small<", ">lr&lt;2&gt;<", ">6-1<"}) EXPECT_NE(svg.find(tick), std::string::npos) << tick;
-  EXPECT_EQ(count(svg, "text-anchor=\"middle\">"), 3 + 1 + 1) << svg;  // 3 ticks, the title, the x label
+  EXPECT_EQ(count_of(svg, "text-anchor=\"middle\">"), 3 + 1 + 1) << svg;  // 3 ticks, the title, the x label
   // x 0.5..3.5 spans 70..730: category 2 lands in the middle, at 400.
   EXPECT_NE(svg.find("cx=\"400.0\""), std::string::npos) << svg;
   ChartSeries off{"s", "#000", false, false, false, {{1.5, 0}}};

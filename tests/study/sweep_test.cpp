@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/count_of.h"
 #include "common/temp_dir.h"
 #include "core/error.h"
 #include "model/model_config.h"
@@ -19,6 +20,7 @@ namespace attn::study {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::count_of;
 using Json = nlohmann::ordered_json;
 
 std::string message_of(const std::function<void()>& f) {
@@ -319,12 +321,6 @@ TEST(SweepReport, VariantsAreChartedByNumber) {
   EXPECT_NE(slurp(dir / "knob-variant.svg").find(">wide</text>"), std::string::npos);  // a named tick
   EXPECT_NE(md.find("No setting has two finished seeds"), std::string::npos) << md;
   EXPECT_TRUE(fs::exists(dir / "knob-variant.svg"));
-}
-
-int count_of(const std::string& s, const std::string& what) {
-  int n = 0;
-  for (std::size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + what.size())) ++n;
-  return n;
 }
 
 // With two seeds a named setting's mean is a filled disc and its seeds hollow circles (points
