@@ -138,7 +138,8 @@ TEST(TrainOptions, PresetsSetTheModelAndTheRecipeAndAnotherPresetUndoesThem) {
   EXPECT_EQ(o.model.decoder_layers, 3);
   EXPECT_EQ(o.model.d_ff, 1024);
   EXPECT_EQ(o.model.heads, 4);
-  EXPECT_EQ(o.model.dropout, 0.0f);
+  EXPECT_EQ(o.model.dropout, 0.1f);
+  EXPECT_EQ(o.dropout_from_epoch, 5);
   EXPECT_EQ(o.batch_tokens, 1024);
   EXPECT_EQ(o.warmup_steps, 3200);
   EXPECT_EQ(o.lr_decay, "auto");
@@ -184,18 +185,21 @@ TEST(TrainOptions, APresetRoundTripsThroughDumpConfig) {
   EXPECT_EQ(j.at("preset"), "cpu-hour");
   EXPECT_EQ(j.at("batch_tokens"), 1024);
   EXPECT_EQ(j.at("warmup_steps"), 3200);
-  EXPECT_EQ(j.at("dropout"), 0.0);
+  EXPECT_EQ(j.at("dropout"), 0.1);
+  EXPECT_EQ(j.at("dropout_from_epoch"), 5);
   EXPECT_EQ(j.at("d_model"), 256);
   const auto file = dir / "cpu-hour.json";
   std::ofstream(file) << first.output;
   const auto second = testing::run_attn("train --config " + file.string() + " --dump-config");
   ASSERT_EQ(second.exit_code, 0) << second.output;
   EXPECT_EQ(nlohmann::json::parse(second.output), j);
-  const auto flags = testing::run_attn("train --preset cpu-hour --warmup-steps 800 --dropout 0.1 --dump-config");
+  const auto flags = testing::run_attn(
+      "train --preset cpu-hour --warmup-steps 800 --dropout 0.2 --dropout-from-epoch 1 --dump-config");
   ASSERT_EQ(flags.exit_code, 0) << flags.output;
   const auto k = nlohmann::json::parse(flags.output);
   EXPECT_EQ(k.at("warmup_steps"), 800);
-  EXPECT_EQ(k.at("dropout"), 0.1);
+  EXPECT_EQ(k.at("dropout"), 0.2);
+  EXPECT_EQ(k.at("dropout_from_epoch"), 1);
   EXPECT_EQ(k.at("batch_tokens"), 1024);
   const auto bad = testing::run_attn("train --preset hour --dump-config");
   EXPECT_NE(bad.exit_code, 0);
