@@ -14,6 +14,7 @@
 #include "eval/sacrebleu_json.h"
 #include "inspect/png_render.h"
 #include "inspect/svg_chart.h"
+#include "train/checkpoint.h"
 #include "train/run_report.h"
 
 namespace attn::study {
@@ -113,6 +114,10 @@ SweepRunResult read_sweep_run(const fs::path& folder, const SweepPlan& plan) {
     }
     r.tokens_per_second = steady_tokens_per_second(speeds);
   }
+  // train.jsonl has a record every log_every updates, and a time budget stops a run between two:
+  // its last update is the step of its last checkpoint, saved where it stopped.
+  for (const fs::path& c : list_checkpoints(folder / "train" / "checkpoints"))
+    r.updates = std::max<std::int64_t>(r.updates, std::stoll(c.stem().string().substr(std::string("step-").size())));
   if (fs::exists(folder / "diverged.txt")) {
     r.status = SweepRunResult::Status::diverged;
     r.diverged_message = first_line_of(folder / "diverged.txt");

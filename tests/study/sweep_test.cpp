@@ -308,6 +308,22 @@ TEST(SweepReport, EveryRunTheSeedSpreadAndAChartPerKnob) {
   EXPECT_NE(m.find("dev.beam4-alpha0.6.json: expected BLEU and chrF2"), std::string::npos) << m;
 }
 
+// A run stopped by its time budget between two of train.jsonl's records (every 50 updates here):
+// its updates are counted to the checkpoint saved where it stopped, not to the last record.
+TEST(SweepReport, UpdatesCountToTheLastCheckpoint) {
+  const fs::path dir = testing::fresh_temp_dir("sweep_last_checkpoint");
+  const SweepPlan plan =
+      parse(R"({"base": {"preset": "tiny"}, "variants": [{"name": "a"}], "budget": {"minutes": 4}})");
+  write_sweep_plan(plan, dir);
+  const fs::path run = dir / "runs" / "a.seed1";
+  finished_run(run, 10, 30);
+  for (const char* name : {"step-00000150.safetensors", "step-00000203.safetensors", "step-00000999.safetensors.tmp"})
+    write(run / "train" / "checkpoints" / name, "");
+  write_sweep_report(dir, "");
+  const std::string md = slurp(dir / "report.md");
+  EXPECT_NE(md.find("M | 203 | 4.0 | 300 | 4.48 | 10.00 | 30.00 |"), std::string::npos) << md;
+}
+
 TEST(SweepReport, VariantsAreChartedByNumber) {
   const fs::path dir = testing::fresh_temp_dir("sweep_variants");
   const SweepPlan plan = parse(R"({"base": {"preset": "tiny"}, "variants": [{"name": "deep"}, {"name": "wide"}],
