@@ -6,7 +6,8 @@
 
 --bf16: mixed precision with torch.autocast("cpu", torch.bfloat16), the counterpart of
 train_step_bench --precision bf16. --sentences N: N pairs a batch (32 for the cpu-hour preset's
-batches of 1024 tokens); --dropout P: the dropout rate (0 for cpu-hour).
+batches of 1024 tokens); --dropout P: the dropout rate (0 for cpu-hour's
+first four epochs, 0.1 from the fifth).
 
 One step: forward, backward and Adam update of the paper's Transformer (post-LN, shared embedding
 and output projection scaled by sqrt(d_model), sinusoidal positions, dropout 0.1, label smoothing

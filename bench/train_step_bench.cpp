@@ -1,8 +1,8 @@
 // Benchmark: one full training step (forward, backward, Adam update; dropout and label smoothing
 // on) on a batch of 128 sentence pairs × 32 + 32 tokens (~4096 target tokens; --sentences N: N
 // pairs, e.g. 32 for the cpu-hour preset's batches of 1024 tokens; --dropout P: the rate, e.g. 0 for
-// cpu-hour, default the preset's; --vocab N: the shared vocabulary's pieces, default 8000; --ema-decay D:
-// keep a moving average of the weights too, as attn train --ema-decay does).
+// cpu-hour's first four epochs and 0.1 for its later ones, default the preset's; --vocab N: the shared vocabulary's
+// pieces, default 8000; --ema-decay D: keep a moving average of the weights too, as attn train --ema-decay does).
 //   train_step_bench [--profile] [--precision fp32|bf16] [--sentences N] [--dropout P] [--vocab N]
 //                    [--ema-decay D] [PRESET...]
 //                                                                   default: small base, fp32, 128
