@@ -117,7 +117,7 @@ SweepRunResult read_sweep_run(const fs::path& folder, const SweepPlan& plan) {
   // train.jsonl has a record every log_every updates, and a time budget stops a run between two:
   // its last update is the step of its last checkpoint, saved where it stopped.
   for (const fs::path& c : list_checkpoints(folder / "train" / "checkpoints"))
-    r.updates = std::max<std::int64_t>(r.updates, std::stoll(c.stem().string().substr(std::string("step-").size())));
+    r.updates = std::max(r.updates, checkpoint_step(c));
   if (fs::exists(folder / "diverged.txt")) {
     r.status = SweepRunResult::Status::diverged;
     r.diverged_message = first_line_of(folder / "diverged.txt");

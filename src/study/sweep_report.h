@@ -23,7 +23,7 @@ namespace attn::study {
 struct SweepRunResult {
   enum class Status { unfinished, finished, diverged } status = Status::unfinished;
   std::string diverged_message;               // the line of attn train that says where and why
-  std::int64_t updates = 0;                   // the last update the training log records
+  std::int64_t updates = 0;                   // the last update the training log or a checkpoint records
   double minutes = 0;                         // training time at that record
   double tokens_per_second = 0;               // median over the log's records, the first (start-up) left out
   double dev_cross_entropy = 0, dev_ppl = 0;  // per target subword, every dev verse, the scored model

@@ -156,8 +156,26 @@ std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path&
   static const std::regex pattern(R"(step-\d{8,}\.safetensors)");
   for (const auto& e : std::filesystem::directory_iterator(dir))
     if (e.is_regular_file() && std::regex_match(e.path().filename().string(), pattern)) found.push_back(e.path());
-  std::sort(found.begin(), found.end());
+  // By the number, not the name: step-100000000 comes after step-99999999.
+  std::sort(found.begin(), found.end(), [](const std::filesystem::path& a, const std::filesystem::path& b) {
+    return checkpoint_step(a) < checkpoint_step(b);
+  });
   return found;
+}
+
+std::int64_t checkpoint_step(const std::filesystem::path& path) {
+  static const std::regex pattern(R"(step-(\d{1,18})\.safetensors)");
+  std::smatch m;
+  const std::string name = path.filename().string();
+  if (!std::regex_match(name, m, pattern))
+    throw_in(path.string(), "not a checkpoint's name (expected step-<update, 8 digits or more>.safetensors)");
+  return std::stoll(m[1].str());
+}
+
+std::optional<TrainingProgress> last_checkpoint_progress(const std::filesystem::path& dir) {
+  const auto all = list_checkpoints(dir);
+  if (all.empty()) return std::nullopt;
+  return inspect_checkpoint(all.back()).progress;
 }
 
 std::vector<float> average_weights(const std::vector<std::filesystem::path>& paths, const ModelConfig& config) {

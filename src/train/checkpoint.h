@@ -8,6 +8,7 @@
 // checkpoint.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,9 +62,18 @@ CheckpointContents load_checkpoint(const std::filesystem::path& path, Transforme
 // Reads only the configuration and progress (verifying the checksum).
 CheckpointContents inspect_checkpoint(const std::filesystem::path& path);
 
-// The checkpoints of a run folder ("step-<8 digits>.safetensors"), oldest first.
+// The checkpoints of a run folder ("step-<8 or more digits>.safetensors"), oldest (fewest updates) first.
 std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path& dir);
 std::filesystem::path checkpoint_path(const std::filesystem::path& dir, std::int64_t step);
+
+// The update a checkpoint was written after, from its file name ("step-00001234.safetensors": 1234).
+// Throws Error naming the file when the name is not a checkpoint's.
+std::int64_t checkpoint_step(const std::filesystem::path& path);
+
+// The progress saved in the newest checkpoint of a run folder's checkpoints/ (where the run
+// stopped, to the update: train.jsonl has a record only every log_every updates); none without one.
+// Throws Error naming the file when it is not a sound checkpoint.
+std::optional<TrainingProgress> last_checkpoint_progress(const std::filesystem::path& dir);
 
 // Element-wise mean of the model weights of several checkpoints (or model files) with the same
 // configuration, in parameter-layout order.

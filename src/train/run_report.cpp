@@ -14,20 +14,28 @@
 #include "core/text_file.h"
 #include "eval/sacrebleu_json.h"
 #include "inspect/svg_chart.h"
+#include "train/checkpoint.h"
 
 namespace attn {
 namespace {
 
 double number(const nlohmann::json& j, const char* key) { return j.at(key).get<double>(); }
 
-// The training table: updates, time, speed and the best validation.
-void write_training_section(std::ostream& md, const TrainingLog& log, const std::filesystem::path& path) {
+// The training table: updates, time, speed and the best validation. The run's end is where its
+// newest checkpoint was saved (it stops with one), when that is later than the last progress record.
+void write_training_section(std::ostream& md, const TrainingLog& log, const std::filesystem::path& path,
+                            const std::optional<TrainingProgress>& saved) {
   if (log.train.empty()) {
     md << "## Training\n\nNo progress records in " << path.string()
        << ": the run was shorter than one logging interval (log_every updates).\n";
     return;
   }
-  const auto& last = log.train.back();
+  const auto& record = log.train.back();
+  std::int64_t updates = record.at("step").get<std::int64_t>(), epochs = record.value("epoch", std::int64_t{0}),
+               tokens = record.value("target_tokens", std::int64_t{0});
+  double seconds = number(record, "elapsed_seconds");
+  if (saved && saved->step >= updates)
+    updates = saved->step, epochs = saved->epoch + 1, tokens = saved->target_tokens, seconds = saved->elapsed_seconds;
   double best_ce = 1e300, best_bleu = -1;
   std::int64_t best_step = 0;
   for (const auto& v : log.valid) {
@@ -38,9 +46,9 @@ void write_training_section(std::ostream& md, const TrainingLog& log, const std:
   for (const auto& s : log.train) rates.push_back(number(s, "tokens_per_second"));
   std::sort(rates.begin(), rates.end());
   md << "## Training\n\n![learning curve](learning_curve.svg)\n\n| | |\n|---|---|\n"
-     << "| updates | " << last.at("step") << " (" << last.value("epoch", 0) << " epochs) |\n"
-     << "| training time | " << clock_text(number(last, "elapsed_seconds")) << " |\n"
-     << "| target tokens seen | " << last.value("target_tokens", std::int64_t{0}) << " |\n"
+     << "| updates | " << updates << " (" << epochs << " epochs) |\n"
+     << "| training time | " << clock_text(seconds) << " |\n"
+     << "| target tokens seen | " << tokens << " |\n"
      << "| training speed | " << format_fixed(rates[rates.size() / 2], 0)
      << " target tokens/s (median over progress windows) |\n";
   if (!log.valid.empty()) {
@@ -147,7 +155,7 @@ RunReport build_run_report(const RunReportOptions& o, const std::string& date) {
     }
     md << "\nsacreBLEU signatures: BLEU `" << bleu_signature << "`, chrF2 `" << chrf_signature << "`.\n\n";
   }
-  write_training_section(md, log, train / "train.jsonl");
+  write_training_section(md, log, train / "train.jsonl", last_checkpoint_progress(train / "checkpoints"));
   if (log.torn_last_line)
     md << "\nThe last line of " << (train / "train.jsonl").string()
        << " is an incomplete record (the run stopped while writing it) and is left out.\n";

@@ -43,15 +43,7 @@ std::string Trainer::Run::stop_reason() {
     control[kSnapshotMinute] = snapshot_minute(now, o_.snapshot_every_minutes);
   }
   ranks_.sum(control, kCount);
-  if (const auto minute = static_cast<int>(control[kSnapshotMinute]); minute > 0 && leader()) {
-    const auto folder = run_ / "snapshots" / snapshot_name(minute);
-    if (!std::filesystem::exists(folder))
-      adam_->with_average_weights([&] {
-        save_model_directory(
-            folder, *model_, *vocabulary_,
-            model_metadata({{"step", std::to_string(progress_.step)}, {"minutes", std::to_string(minute)}}));
-      });
-  }
+  if (const auto minute = static_cast<int>(control[kSnapshotMinute]); minute > 0 && leader()) save_snapshot(minute);
   if (control[kSaveByTime] && progress_.step > first_step_) save();
   if (control[kSignal]) return "interrupted";
   if (o_.max_steps > 0 && progress_.step >= o_.max_steps) return "max_steps";
@@ -133,9 +125,10 @@ bool Trainer::Run::update() {
     be.copy_to_device(model_->parameters(), &first, sizeof first);
   }
   ++progress_.step;
-  // The test of the re-estimated decay end: every update after the warmup 300 ms slower, as on a
-  // machine that became busy.
-  if (progress_.step > o_.warmup_steps && test_fault("slow-after-warmup"))
+  // The tests of the decay end estimated from the warmup's speed: every update after the warmup 300 ms
+  // slower, as on a machine that became busy (the end re-estimated); or every update of the warmup,
+  // as on one that became idle (the line reaches its end before the time does).
+  if (test_fault(progress_.step > o_.warmup_steps ? "slow-after-warmup" : "slow-warmup"))
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
   progress_.target_tokens += update_tokens;
   window_tokens_ += update_tokens;
@@ -334,9 +327,24 @@ void Trainer::Run::save() {
   last_save_ = Clock::now();
 }
 
+void Trainer::Run::save_snapshot(int minute) {
+  const auto folder = run_ / "snapshots" / snapshot_name(minute);
+  if (std::filesystem::exists(folder)) return;
+  adam_->with_average_weights([&] {
+    save_model_directory(
+        folder, *model_, *vocabulary_,
+        model_metadata({{"step", std::to_string(progress_.step)}, {"minutes", std::to_string(minute)}}));
+  });
+}
+
 TrainResult Trainer::Run::finish(std::string stop_reason) {
   save();
   if (leader()) {
+    // A linear decay to the clock ends the run at the update estimated to be its budget's last, which
+    // may come a moment before the budget's minute: the run still stands for its whole budget.
+    if (stop_reason == "time_budget" || stop_reason == "lr_decay_end")
+      if (const int minute = budget_snapshot_minute(o_.time_budget_minutes, o_.snapshot_every_minutes); minute > 0)
+        save_snapshot(minute);
     adam_->with_average_weights([&] {
       save_model_directory(run_ / "model", *model_, *vocabulary_,
                            model_metadata({{"step", std::to_string(progress_.step)}}));

@@ -34,7 +34,7 @@ namespace attn {
 
 struct TrainResult {
   TrainingProgress progress;
-  std::string stop_reason;  // "max_steps", "max_epochs", "time_budget", "early_stopping", "interrupted"
+  std::string stop_reason;  // "max_steps", "max_epochs", "time_budget", "lr_decay_end", "early_stopping", "interrupted"
 };
 
 class Trainer {

@@ -166,5 +166,26 @@ TEST(Checkpoint, AveragingIsTheElementWiseMean) {
         << i;
 }
 
+// The update of a checkpoint comes from its name, and the checkpoints of a run are listed by it: a
+// run past 99999999 updates writes 9 digits, which sort before 8 by name.
+TEST(Checkpoint, NamesGiveTheUpdateAndOrderTheList) {
+  EXPECT_EQ(checkpoint_step("run/checkpoints/step-00001234.safetensors"), 1234);
+  EXPECT_EQ(checkpoint_step(checkpoint_path("x", 16948)), 16948);
+  EXPECT_EQ(checkpoint_step("step-100000000.safetensors"), 100000000);
+  expect_error([] { checkpoint_step("run/checkpoints/model.safetensors"); },
+               "run/checkpoints/model.safetensors: not a checkpoint's name");
+  expect_error([] { checkpoint_step("step-12a.safetensors"); }, "not a checkpoint's name");
+  const auto dir = testing::fresh_temp_dir("checkpoint_names");
+  for (const char* name : {"step-100000000.safetensors", "step-99999999.safetensors", "step-00000050.safetensors",
+                           "notes.txt", "step-5.safetensors"})
+    std::ofstream(dir / name) << "x";
+  const auto listed = list_checkpoints(dir);
+  ASSERT_EQ(listed.size(), 3u);
+  EXPECT_EQ(listed[0].filename(), "step-00000050.safetensors");
+  EXPECT_EQ(listed[1].filename(), "step-99999999.safetensors");
+  EXPECT_EQ(listed[2].filename(), "step-100000000.safetensors");
+  EXPECT_FALSE(last_checkpoint_progress(dir / "none").has_value());
+}
+
 }  // namespace
 }  // namespace attn

@@ -250,6 +250,40 @@ TEST(Resume, LinearDecayUnderATimeBudgetAnnealsWhereTheTimeEnds) {
   EXPECT_TRUE(at_end || by_time) << log;
 }
 
+// A run that ends with its time budget stands for the whole budget, so it leaves the snapshot of the
+// budget's minute, holding its last update, also where its linear decay reached the update estimated
+// to be the budget's last before the time ran out (such a run used to leave none: the demo's "45 min,
+// last checkpoint" row went missing). Here a minute of training time passes every second
+// (ATTN_TEST_FAULTS=minute-per-second) and every warmup update takes 300 ms (slow-warmup), so the
+// end estimated from the warmup's speed, never estimated again (log_every 1000), comes early (the
+// warmup's 5 updates take 1.5-3 s: 90-180 s of training time, of the budget's 600).
+TEST(Resume, ARunEndedByItsDecayLeavesTheBudgetsSnapshot) {
+  const auto dir = testing::fresh_temp_dir("budget_snapshot");
+  const auto task = testing::make_reverse_task(dir, 1000, 20);
+  const auto args =
+      setting(train_args(task, dir / "run"),
+              {"--max-steps", "0", "--time-budget-minutes", "10", "--lr-decay", "linear", "--warmup-steps", "5",
+               "--log-every", "1000", "--save-every", "0", "--snapshot-every-minutes", "1"});
+  ASSERT_EQ(setenv("ATTN_TEST_FAULTS", "minute-per-second,slow-warmup", 1), 0);
+  const int code = run_logged(args, dir / "run.log");
+  unsetenv("ATTN_TEST_FAULTS");
+  const std::string log = read_all(dir / "run.log");
+  ASSERT_EQ(code, 0) << log;
+  const std::string said = "training stopped (lr_decay_end) at step ";
+  const auto at = log.find(said);
+  ASSERT_NE(at, std::string::npos) << log;
+  const std::int64_t last = std::stoll(log.substr(at + said.size()));
+  const auto after = log.find(", after ", at);
+  ASSERT_NE(after, std::string::npos) << log;
+  EXPECT_LT(log.substr(after + 8, 5), "0:10:") << "stopped by its decay before the budget's minute: " << log;
+  const auto snapshots = dir / "run" / "snapshots";
+  EXPECT_TRUE(std::filesystem::exists(snapshots / "minute-001" / "model.safetensors")) << log;  // in the warmup
+  ASSERT_TRUE(std::filesystem::exists(snapshots / "minute-010" / "model.safetensors")) << log;
+  const SafetensorsFile budget(snapshots / "minute-010" / "model.safetensors");
+  EXPECT_EQ(budget.metadata().at("step"), std::to_string(last));
+  EXPECT_FALSE(std::filesystem::exists(snapshots / "minute-011"));
+}
+
 // Under linear decay max_steps is where the learning rate reaches 0: a resume that moves it changes
 // every later update, so it is refused like any option that shapes the run.
 TEST(Resume, LinearDecayRefusesAnotherMaxSteps) {
