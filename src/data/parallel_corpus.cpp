@@ -1,9 +1,11 @@
 #include "data/parallel_corpus.h"
 
 #include <chrono>
+#include <exception>
 #include <ostream>
 
 #include "core/error.h"
+#include "core/seed.h"
 #include "core/text_file.h"
 #include "core/sha256.h"
 #include "data/token_cache.h"
@@ -138,6 +140,10 @@ ParallelCorpus ParallelCorpus::load(const Vocabulary& vocabulary, const Parallel
     corpus.source_.append(all.source.line(i));
     corpus.target_.append(all.target.line(i));
     corpus.line_numbers_.push_back(static_cast<std::uint32_t>(line_number));
+    if (options.keep_text) {
+      corpus.source_text_.push_back(source_lines[i]);
+      corpus.target_text_.push_back(target_lines[i]);
+    }
   }
   blank.finish("pairs with a blank line dropped");
   too_long.finish("pairs over " + std::to_string(options.max_tokens) + " tokens dropped");
@@ -152,6 +158,45 @@ ParallelCorpus ParallelCorpus::load(const Vocabulary& vocabulary, const Parallel
     *options.log << options.source_file.string() << " + " << options.target_file.string() << ": " << report.summary()
                  << "\n";
   }
+  return corpus;
+}
+
+ParallelCorpus ParallelCorpus::resampled(const BpeDropout& bpe, double dropout, std::uint64_t seed) const {
+  if (source_text_.size() != size())
+    throw Error("parallel corpus " + options_.source_file.string() + ": resampled() needs the text (keep_text)");
+  const auto n = static_cast<std::int64_t>(size());
+  std::vector<std::vector<std::int32_t>> source(size()), target(size());
+  // Exceptions must not leave an OpenMP region: the first is kept and thrown afterwards.
+  std::exception_ptr failure;
+#pragma omp parallel for schedule(dynamic, 256)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    try {
+      source[k] = bpe.encode(source_text_[k], dropout, derive_seed(seed, 2 * k));
+      target[k] = bpe.encode(target_text_[k], dropout, derive_seed(seed, 2 * k + 1));
+    } catch (...) {
+#pragma omp critical(attn_resampled_failure)
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+
+  ParallelCorpus corpus;
+  corpus.options_ = options_;
+  corpus.options_.keep_text = false;
+  corpus.report_ = report_;
+  corpus.line_numbers_ = line_numbers_;
+  corpus.source_.offsets.reserve(size() + 1);
+  corpus.target_.offsets.reserve(size() + 1);
+  for (std::size_t k = 0; k < size(); ++k) {
+    // + 1: the EOS (source) or BOS/EOS (target) batches add.
+    const bool source_fits = source[k].size() + 1 <= options_.max_tokens;
+    const bool target_fits = target[k].size() + 1 <= options_.max_tokens;
+    corpus.source_.append(source_fits ? std::span<const std::int32_t>(source[k]) : this->source(k));
+    corpus.target_.append(target_fits ? std::span<const std::int32_t>(target[k]) : this->target(k));
+  }
+  corpus.report_.source_tokens = corpus.source_.tokens.size();
+  corpus.report_.target_tokens = corpus.target_.tokens.size();
   return corpus;
 }
 

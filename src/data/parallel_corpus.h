@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "data/bpe_dropout.h"
 #include "data/tokenized_lines.h"
 #include "data/vocabulary.h"
 
@@ -32,6 +33,7 @@ struct ParallelCorpusOptions {
   std::size_t max_tokens = 256;     // per side, counting the EOS/BOS added in batches
   std::size_t max_warnings = 5;     // named per kind of problem; the rest are only counted
   std::ostream* log = nullptr;      // warnings, the cache's fate and the summary; nullptr: silent
+  bool keep_text = false;           // keep the kept pairs' text, for resampled()
 };
 
 // What a load kept and dropped.
@@ -66,6 +68,12 @@ class ParallelCorpus {
   // The line of kept pair i in both files, counting from 1.
   std::size_t line_number(std::size_t i) const { return line_numbers_[i]; }
 
+  // The same pairs cut again with BPE-dropout (bpe_dropout.h), pair i's source drawn from
+  // derive_seed(seed, 2i) and its target from derive_seed(seed, 2i + 1), so the result depends on
+  // the seed alone, not on threads. A line the dropout makes longer than max_tokens keeps its usual
+  // pieces, so every pair stays. Needs a corpus loaded with keep_text; the result keeps no text.
+  ParallelCorpus resampled(const BpeDropout& bpe, double dropout, std::uint64_t seed) const;
+
   const ParallelCorpusReport& report() const { return report_; }
   const ParallelCorpusOptions& options() const { return options_; }
 
@@ -75,6 +83,7 @@ class ParallelCorpus {
   TokenizedLines source_;
   TokenizedLines target_;
   std::vector<std::uint32_t> line_numbers_;
+  std::vector<std::string> source_text_, target_text_;  // of the kept pairs, with keep_text
 };
 
 }  // namespace attn::data

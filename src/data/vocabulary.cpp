@@ -138,6 +138,16 @@ bool Vocabulary::is_byte(std::int32_t id) const {
   return processor_->IsByte(id);
 }
 
+bool Vocabulary::is_unused(std::int32_t id) const {
+  check_id(id);
+  return processor_->IsUnused(id);
+}
+
+float Vocabulary::score(std::int32_t id) const {
+  check_id(id);
+  return processor_->GetScore(id);
+}
+
 void Vocabulary::check_id(std::int32_t id) const {
   if (id < 0 || id >= size()) {
     throw Error(name_ + ": token id " + std::to_string(id) + " is outside the vocabulary [0, " +

@@ -71,7 +71,11 @@ class Vocabulary {
   const std::string& piece(std::int32_t id) const;  // throws Error outside [0, size())
   // Id of a piece, or kUnkId if the vocabulary has no such piece.
   std::int32_t piece_id(std::string_view piece) const;
-  bool is_byte(std::int32_t id) const;  // one of the byte-fallback pieces <0x00>..<0xFF>
+  bool is_byte(std::int32_t id) const;    // one of the byte-fallback pieces <0x00>..<0xFF>
+  bool is_unused(std::int32_t id) const;  // a piece SentencePiece keeps but never emits
+  // A piece's BPE score: of two pairs of pieces that could be joined, the one whose joined piece
+  // scores higher is joined first (bpe_dropout.h).
+  float score(std::int32_t id) const;
 
   // The model file's bytes, e.g. to key caches of tokenised text.
   const std::string& model_bytes() const { return model_bytes_; }

@@ -116,8 +116,8 @@ SweepRunResult read_sweep_run(const fs::path& folder, const SweepPlan& plan) {
   }
   // train.jsonl has a record every log_every updates, and a time budget stops a run between two:
   // its last update is the step of its last checkpoint, saved where it stopped.
-  for (const fs::path& c : list_checkpoints(folder / "train" / "checkpoints"))
-    r.updates = std::max(r.updates, checkpoint_step(c));
+  if (const auto checkpoints = list_checkpoints(folder / "train" / "checkpoints"); !checkpoints.empty())
+    r.updates = std::max(r.updates, checkpoint_step(checkpoints.back()));  // the list is in update order
   if (fs::exists(folder / "diverged.txt")) {
     r.status = SweepRunResult::Status::diverged;
     r.diverged_message = first_line_of(folder / "diverged.txt");

@@ -150,12 +150,23 @@ std::filesystem::path checkpoint_path(const std::filesystem::path& dir, std::int
   return dir / name;
 }
 
+namespace {
+
+// A checkpoint's name: checkpoint_path's, the update in 8 digits or more (and at most 18, which
+// std::int64_t holds).
+const std::regex& checkpoint_name() {
+  static const std::regex pattern(R"(step-(\d{8,18})\.safetensors)");
+  return pattern;
+}
+
+}  // namespace
+
 std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path& dir) {
   std::vector<std::filesystem::path> found;
   if (!std::filesystem::is_directory(dir)) return found;
-  static const std::regex pattern(R"(step-\d{8,}\.safetensors)");
   for (const auto& e : std::filesystem::directory_iterator(dir))
-    if (e.is_regular_file() && std::regex_match(e.path().filename().string(), pattern)) found.push_back(e.path());
+    if (e.is_regular_file() && std::regex_match(e.path().filename().string(), checkpoint_name()))
+      found.push_back(e.path());
   // By the number, not the name: step-100000000 comes after step-99999999.
   std::sort(found.begin(), found.end(), [](const std::filesystem::path& a, const std::filesystem::path& b) {
     return checkpoint_step(a) < checkpoint_step(b);
@@ -164,11 +175,10 @@ std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path&
 }
 
 std::int64_t checkpoint_step(const std::filesystem::path& path) {
-  static const std::regex pattern(R"(step-(\d{1,18})\.safetensors)");
   std::smatch m;
   const std::string name = path.filename().string();
-  if (!std::regex_match(name, m, pattern))
-    throw_in(path.string(), "not a checkpoint's name (expected step-<update, 8 digits or more>.safetensors)");
+  if (!std::regex_match(name, m, checkpoint_name()))
+    throw_in(path.string(), "not a checkpoint's name (expected step-<update, 8 to 18 digits>.safetensors)");
   return std::stoll(m[1].str());
 }
 

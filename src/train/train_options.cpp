@@ -56,6 +56,10 @@ std::vector<OptionField> option_fields(TrainOptions& o) {
        "dropout and activation_dropout apply from this epoch (pass over the training data) on: 1 from the start, "
        "N > 1 none in the first N - 1 epochs (late dropout); an update whose batches reach epoch N has it",
        &o.dropout_from_epoch},
+      {"bpe_dropout",
+       "BPE-dropout: each epoch from dropout_from_epoch on, cut the training text into pieces again with each "
+       "merge skipped with this probability (0: off; e.g. 0.1); dev text and translation keep the usual pieces",
+       &o.bpe_dropout},
       {"max_steps", "stop after this many updates (0: no limit)", &o.max_steps},
       {"max_epochs", "stop after this many epochs (0: no limit)", &o.max_epochs},
       {"time_budget_minutes", "stop after this much training time (0: no limit)", &o.time_budget_minutes},
@@ -273,6 +277,7 @@ void validate(const TrainOptions& o) {
   need(o.clip_norm >= 0 && std::isfinite(o.clip_norm), "clip_norm must be >= 0 (0: off)");
   need(o.ema_decay >= 0 && o.ema_decay < 1, "ema_decay must be in [0, 1) (0: off)");
   need(o.dropout_from_epoch >= 1, "dropout_from_epoch must be at least 1 (1: from the start)");
+  need(o.bpe_dropout >= 0 && o.bpe_dropout < 1, "bpe_dropout must be in [0, 1) (0: off)");
   need(o.max_steps >= 0, "max_steps must be >= 0 (0: no limit)");
   need(o.max_epochs >= 0, "max_epochs must be >= 0 (0: no limit)");
   need(o.time_budget_minutes >= 0 && std::isfinite(o.time_budget_minutes),

@@ -38,6 +38,10 @@ struct TrainOptions {
   // Dropout and activation dropout train from this pass over the data on (1: from the start, as the
   // paper; N > 1: "late dropout", none while the model is still far from overfitting).
   int dropout_from_epoch = 1;
+  // BPE-dropout (Provilkov et al., 2020; data/bpe_dropout.h): each epoch from dropout_from_epoch on,
+  // the training text is cut into pieces again with each BPE merge skipped with this probability
+  // (0: off, the usual pieces throughout; the paper: 0.1). Validation and decoding keep the usual pieces.
+  double bpe_dropout = 0;
   // Stopping: whichever comes first (0 = no limit).
   std::int64_t max_steps = 0;
   int max_epochs = 0;

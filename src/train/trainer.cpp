@@ -68,14 +68,17 @@ bool Trainer::Run::update() {
       ++progress_.epoch;
       progress_.next_batch = 0;
       if (o_.max_epochs > 0 && progress_.epoch >= o_.max_epochs) break;
-      epoch_ = batcher_->epoch(static_cast<std::uint64_t>(progress_.epoch));
-      if (o_.dropout_from_epoch > 1 && progress_.epoch + 1 == o_.dropout_from_epoch)
+      if (o_.dropout_from_epoch > 1 && progress_.epoch + 1 == o_.dropout_from_epoch) {
         log_ << "epoch " << progress_.epoch + 1 << ": dropout " << o_.model.dropout << " (activation dropout "
-             << o_.model.activation_dropout << ") from here on (dropout_from_epoch)" << std::endl;
+             << o_.model.activation_dropout;
+        if (o_.bpe_dropout > 0) log_ << ", BPE-dropout " << o_.bpe_dropout;
+        log_ << ") from here on (dropout_from_epoch)" << std::endl;
+      }
+      start_epoch();
     }
     const auto pairs = epoch_.pairs(static_cast<std::size_t>(progress_.next_batch++));
-    update_tokens += static_cast<std::int64_t>(batcher_->target_tokens(pairs));
-    if (k >= first_mine && k < first_mine + per_rank) batcher_->fill(pairs, batches_[static_cast<std::size_t>(mine++)]);
+    update_tokens += static_cast<std::int64_t>(batcher().target_tokens(pairs));
+    if (k >= first_mine && k < first_mine + per_rank) batcher().fill(pairs, batches_[static_cast<std::size_t>(mine++)]);
     ++used;
   }
   if (used == 0) return false;  // the epoch limit was reached exactly at a boundary

@@ -16,6 +16,7 @@
 
 #include "core/test_faults.h"
 #include "data/batcher.h"
+#include "data/bpe_dropout.h"
 #include "data/parallel_corpus.h"
 #include "data/vocabulary.h"
 #include "decode/model_directory.h"
@@ -58,6 +59,9 @@ class Trainer::Run {
   void start_fresh();                                                                            // rank 0
   void share_rank0_state();  // the other ranks receive rank 0's weights, moments and progress
   void prepare_loop();       // config.json, train.jsonl, the schedule, the epoch's batches
+  // The batches of epoch progress_.epoch; with BPE-dropout in that epoch, of the text cut anew.
+  void start_epoch();
+  const data::Batcher& batcher() const { return epoch_batcher_ ? *epoch_batcher_ : *batcher_; }
 
   bool leader() const { return ranks_.rank() == 0; }
   // Training time so far. ATTN_TEST_FAULTS=minute-per-second: a minute of it passes every second,
@@ -107,7 +111,10 @@ class Trainer::Run {
   std::optional<data::Vocabulary> vocabulary_;
   std::unique_ptr<data::ParallelCorpus> corpus_;
   std::unique_ptr<data::Batcher> batcher_;
-  std::unique_ptr<Validation> validation_;  // rank 0
+  std::optional<data::BpeDropout> bpe_dropout_;         // with bpe_dropout > 0
+  std::unique_ptr<data::ParallelCorpus> epoch_corpus_;  // this epoch's pieces, with BPE-dropout
+  std::unique_ptr<data::Batcher> epoch_batcher_;        // its batcher
+  std::unique_ptr<Validation> validation_;              // rank 0
   std::unique_ptr<Transformer> model_;
   std::unique_ptr<AdamOptimizer> adam_;
   TrainingProgress progress_;

@@ -6,6 +6,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/memory.h"
+#include "core/seed.h"
 #include "train/rank_agreement.h"
 #include "train/resume_options.h"
 #include "train/run_report.h"
@@ -81,8 +82,10 @@ void Trainer::Run::load_data() {
   corpus_options.cache_dir = run_ / "cache";
   corpus_options.max_tokens = static_cast<std::size_t>(o_.max_length);
   corpus_options.log = &log_;
+  corpus_options.keep_text = o_.bpe_dropout > 0;
   corpus_ = std::make_unique<data::ParallelCorpus>(data::ParallelCorpus::load(*vocabulary_, corpus_options));
   if (corpus_->size() == 0) throw Error("no usable sentence pairs in " + o_.train_source + " / " + o_.train_target);
+  if (o_.bpe_dropout > 0) bpe_dropout_.emplace(*vocabulary_);
   batcher_ = std::make_unique<data::Batcher>(*corpus_,
                                              data::BatchingOptions{static_cast<std::size_t>(o_.batch_tokens), o_.seed});
   if (leader() && !o_.valid_source.empty())
@@ -184,9 +187,30 @@ void Trainer::Run::prepare_loop() {
   if (decays_to_the_clock()) follow_decay_line();  // as the checkpoint left it; fresh: set after the warmup
   start_elapsed_ = progress_.elapsed_seconds;
   first_step_ = progress_.step;
-  epoch_ = batcher_->epoch(static_cast<std::uint64_t>(progress_.epoch));
+  start_epoch();
   batches_.resize(static_cast<std::size_t>(o_.accumulate));
   if (o_.accumulate > 1) gradient_sum_.resize(model_->backend(), static_cast<std::size_t>(model_->parameter_count()));
+}
+
+void Trainer::Run::start_epoch() {
+  epoch_batcher_.reset();  // before the corpus it reads
+  epoch_corpus_.reset();
+  if (bpe_dropout_ && progress_.epoch + 1 >= o_.dropout_from_epoch) {
+    const auto begin = Clock::now();
+    // Each epoch's cut from (seed, epoch) alone: a resumed run cuts its epoch again the same way.
+    const std::uint64_t seed =
+        derive_seed(o_.seed ^ 0xb5ad4eceda1ce2a9ULL, static_cast<std::uint64_t>(progress_.epoch));
+    epoch_corpus_ = std::make_unique<data::ParallelCorpus>(corpus_->resampled(*bpe_dropout_, o_.bpe_dropout, seed));
+    epoch_batcher_ = std::make_unique<data::Batcher>(*epoch_corpus_, batcher_->options());
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "epoch %lld: BPE-dropout %g: %zu + %zu tokens (usually %zu + %zu), cut in %.1f s\n",
+                  static_cast<long long>(progress_.epoch + 1), o_.bpe_dropout, epoch_corpus_->report().source_tokens,
+                  epoch_corpus_->report().target_tokens, corpus_->report().source_tokens,
+                  corpus_->report().target_tokens, std::chrono::duration<double>(Clock::now() - begin).count());
+    log_ << line;
+  }
+  epoch_ = batcher().epoch(static_cast<std::uint64_t>(progress_.epoch));
 }
 
 }  // namespace attn

@@ -8,8 +8,12 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include "common/temp_dir.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "data/vocabulary.h"
 #include "data/vocabulary_training.h"
 
 namespace attn::testing {
@@ -27,6 +31,27 @@ inline std::filesystem::path train_fixture_vocabulary(const std::filesystem::pat
   options.vocab_size = size;
   return data::train_vocabulary(options).model_file;
 }
+
+// A suite whose tests share one vocabulary trained on the fixtures (train_fixture_vocabulary), in
+// a fresh folder made for the suite and removed after it.
+class FixtureVocabularyTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::filesystem::path(fresh_temp_dir(::testing::UnitTest::GetInstance()->current_test_suite()->name()));
+    vocabulary_ = new data::Vocabulary(data::Vocabulary::load(train_fixture_vocabulary(*dir_)));
+  }
+  static void TearDownTestSuite() {
+    delete vocabulary_;
+    std::filesystem::remove_all(*dir_);
+    delete dir_;
+  }
+  static const data::Vocabulary& vocabulary() { return *vocabulary_; }
+  static const std::filesystem::path& dir() { return *dir_; }
+
+ private:
+  static inline std::filesystem::path* dir_ = nullptr;
+  static inline data::Vocabulary* vocabulary_ = nullptr;
+};
 
 inline void write_lines(const std::filesystem::path& path, const std::vector<std::string>& lines) {
   std::string text;

@@ -42,24 +42,7 @@ const std::vector<std::string> kVariedText = {
     "Text that looks special: <s> </s> <pad> <unk> <0x41> \u2047",
 };
 
-class VocabularyTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = new std::filesystem::path(fresh_temp_dir("vocabulary"));
-    vocabulary_ = new Vocabulary(Vocabulary::load(train_fixture_vocabulary(*dir_)));
-  }
-  static void TearDownTestSuite() {
-    delete vocabulary_;
-    std::filesystem::remove_all(*dir_);
-    delete dir_;
-  }
-  static const Vocabulary& vocabulary() { return *vocabulary_; }
-  static const std::filesystem::path& dir() { return *dir_; }
-
- private:
-  static inline std::filesystem::path* dir_ = nullptr;
-  static inline Vocabulary* vocabulary_ = nullptr;
-};
+class VocabularyTest : public FixtureVocabularyTest {};
 
 TEST_F(VocabularyTest, SpecialIdsAreTheDocumentedOnes) {
   EXPECT_EQ(kPadId, 0);

@@ -175,9 +175,12 @@ TEST(Checkpoint, NamesGiveTheUpdateAndOrderTheList) {
   expect_error([] { checkpoint_step("run/checkpoints/model.safetensors"); },
                "run/checkpoints/model.safetensors: not a checkpoint's name");
   expect_error([] { checkpoint_step("step-12a.safetensors"); }, "not a checkpoint's name");
+  // The names the list leaves out are the names checkpoint_step refuses: one pattern for both.
+  expect_error([] { checkpoint_step("step-5.safetensors"); }, "not a checkpoint's name");
+  expect_error([] { checkpoint_step("step-1234567890123456789.safetensors"); }, "not a checkpoint's name");
   const auto dir = testing::fresh_temp_dir("checkpoint_names");
   for (const char* name : {"step-100000000.safetensors", "step-99999999.safetensors", "step-00000050.safetensors",
-                           "notes.txt", "step-5.safetensors"})
+                           "notes.txt", "step-5.safetensors", "step-1234567890123456789.safetensors"})
     std::ofstream(dir / name) << "x";
   const auto listed = list_checkpoints(dir);
   ASSERT_EQ(listed.size(), 3u);

@@ -80,6 +80,12 @@ TEST(TrainOptions, EveryNumericOptionRefusesNegativeValuesNamingItself) {
     apply_options_json({{beta, 1.0}}, o, "test");
     EXPECT_NE(error_of([&] { validate(o); }).find(beta), std::string::npos);
   }
+  // BPE-dropout 1 would skip every merge: the text in single characters, the vocabulary unused.
+  TrainOptions o = usable();
+  apply_options_json({{"bpe_dropout", 1.0}}, o, "test");
+  EXPECT_NE(error_of([&] { validate(o); }).find("bpe_dropout must be in [0, 1)"), std::string::npos);
+  o.bpe_dropout = 0.1;
+  EXPECT_EQ(error_of([&] { validate(o); }), "");
 }
 
 // lr_decay: one of three names; "linear" needs the step it decays to 0 at, after the warmup.
