@@ -1,6 +1,9 @@
 // `attn table3`: the paper's Table 3 at small scale. `plan` writes the study as a sweep file
-// (scripts/table3 runs it with scripts/sweep); `report` reads what the runs measured and writes the
-// table, the trend verdicts and one chart per group.
+// (scripts/table3 runs it with scripts/sweep); `record` keeps what a finished run measured in the
+// records folder (docs/table3/), `done` lists the runs that have a record, `report` writes the
+// table, the trend verdicts and one chart per group from the records alone, `status` says where the
+// study stands.
+#include <ctime>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -10,6 +13,7 @@
 #include "core/error.h"
 #include "core/text_file.h"
 #include "data/vocabulary.h"
+#include "study/table3_record.h"
 #include "study/table3_study.h"
 
 namespace attn::cli {
@@ -20,7 +24,7 @@ using study::Table3Preset;
 using study::Table3Training;
 
 struct Table3Arguments {
-  std::string run;
+  std::string run, records, name, pace;
   std::string preset = "learnt";
   std::vector<std::string> rows, second_seed;
   std::string vocabulary;
@@ -31,13 +35,45 @@ void plan(const Table3Arguments& a, const Table3Preset& preset, bool second_seed
   const study::Table3Settings s =
       study::table3_settings(preset, a.rows, second_seed_given ? std::optional(a.second_seed) : std::nullopt,
                              data::Vocabulary::load(a.vocabulary).size());
+  // The records first: a plan other than theirs is refused before the study's folder is touched.
+  if (!a.records.empty()) study::check_records_plan(a.records, s);
   std::cout << study::plan_table3_study(a.run, s).string() << "\n";
+}
+
+// The runs with a valid record, comma-separated on one line; records not counted are named on stderr.
+void done(const Table3Arguments& a) {
+  const auto settings = study::read_table3_settings(fs::path(a.records) / "plan.json");
+  const auto scan = study::scan_table3_records(a.records, settings);
+  for (const auto& p : scan.problems) std::cerr << "table3: " << p << "; the run is not counted as finished\n";
+  std::string names;
+  for (const auto& [name, record] : scan.records) names += (names.empty() ? "" : ",") + name;
+  std::cout << names << "\n";
+}
+
+std::string utc_now() {
+  char text[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+void record(const Table3Arguments& a) {
+  const auto settings = study::read_table3_settings(fs::path(a.run) / "plan.json");
+  study::check_records_plan(a.records, settings);
+  std::optional<study::PaceMeasurement> pace;
+  if (!a.pace.empty()) pace = study::read_pace_measurement(a.pace);
+  const auto r = study::make_table3_record(a.run, settings, a.name, pace, study::this_machine(), utc_now());
+  study::write_table3_record(a.records, r, fs::path(a.run) / "runs" / a.name / "train" / "train.jsonl");
+  std::cout << "recorded " << a.name << " in " << (fs::path(a.records) / "runs" / a.name).string() << ": dev ppl "
+            << r.dev_ppl << ", BLEU " << r.bleu
+            << (r.pace ? ", pace " + std::to_string(r.pace->relative) + " x base" : std::string()) << "\n";
 }
 
 void report(const Table3Arguments& a) {
   const std::string setup = a.setup.empty() ? "" : read_file_bytes(a.setup);
-  const auto counts = study::write_table3_report(a.run, setup);
-  std::cout << "wrote " << (fs::path(a.run) / "report.md").string() << " (" << counts.finished << " of "
+  const auto counts = study::write_table3_records_report(a.records, setup);
+  for (const auto& p : counts.problems) std::cerr << "table3: " << p << "; the run is not counted as finished\n";
+  std::cout << "wrote " << (fs::path(a.records) / "report.md").string() << " (" << counts.finished << " of "
             << counts.planned << " runs finished) and " << counts.charts << " charts\n";
 }
 
@@ -54,6 +90,8 @@ void add_table3_command(CLI::App& app) {
                                     "RUN/table3-sweep.json, whose path it prints");
   p->add_option("--run", args->run, "the study's folder")->required();
   p->add_option("--vocabulary", args->vocabulary, "the SentencePiece model the runs train with")->required();
+  p->add_option("--records", args->records,
+                "the records folder (docs/table3): its plan.json must be these settings (written if missing)");
   p->add_option("--preset", args->preset,
                 "the study's scale: learnt (base learns to translate) or quick (800 updates); the options below "
                 "change it")
@@ -90,9 +128,25 @@ void add_table3_command(CLI::App& app) {
   CLI::App* ps = sub->add_subcommand("preset", "print a preset's settings, one 'key<TAB>value' a line");
   ps->add_option("name", args->preset, "learnt or quick")->required();
   ps->callback([args] { std::cout << study::table3_preset_lines(study::table3_preset(args->preset)); });
-  CLI::App* r =
-      sub->add_subcommand("report", "write RUN/report.md and RUN/group-{A..E}.{svg,png} from the runs finished so far");
-  r->add_option("--run", args->run, "the study's folder")->required();
+  CLI::App* d = sub->add_subcommand("done", "print the runs that have a valid record, comma-separated");
+  d->add_option("--records", args->records, "the records folder")->required();
+  d->callback([args] { done(*args); });
+  CLI::App* rec = sub->add_subcommand(
+      "record", "keep what a finished run measured in RECORDS/runs/<name>/ (record.json and its train.jsonl)");
+  rec->add_option("--run", args->run, "the study's folder")->required();
+  rec->add_option("--records", args->records, "the records folder")->required();
+  rec->add_option("--name", args->name, "the run: <row>.seed<k>")->required();
+  rec->add_option("--pace", args->pace,
+                  "a folder of short trainings side by side, base.<k>/ and row.<k>/ (scripts/table3 makes it): the "
+                  "run's pace relative to base's on this machine");
+  rec->callback([args] { record(*args); });
+  CLI::App* st = sub->add_subcommand("status", "the runs recorded, the run under way and the hours left");
+  st->add_option("--run", args->run, "the study's folder")->required();
+  st->add_option("--records", args->records, "the records folder")->required();
+  st->callback([args] { std::cout << study::table3_status(args->run, args->records); });
+  CLI::App* r = sub->add_subcommand(
+      "report", "write RECORDS/report.md and RECORDS/group-{A..E}.{svg,png} from the records alone");
+  r->add_option("--records", args->records, "the records folder (its plan.json and runs/)")->required();
   r->add_option("--setup", args->setup, "a Markdown file describing the data and the machine, placed after the title");
   r->callback([args] { report(*args); });
 }

@@ -86,33 +86,44 @@ double score_table_cross_entropy(const fs::path& tsv) {
   return -log_prob / static_cast<double>(tokens);
 }
 
+TrainingCurves read_training_curves(const fs::path& log_file) {
+  TrainingCurves r;
+  const TrainingLog log = read_training_log(log_file);
+  std::vector<double> speeds;
+  for (const auto& t : log.train) {
+    speeds.push_back(t.at("tokens_per_second").get<double>());
+    r.updates = std::max<std::int64_t>(r.updates, t.at("step").get<std::int64_t>());
+    r.minutes = std::max(r.minutes, t.at("elapsed_seconds").get<double>() / 60);
+    r.elapsed.push_back({t.at("step").get<std::int64_t>(), t.at("elapsed_seconds").get<double>()});
+  }
+  for (const auto& v : log.valid) {
+    r.updates = std::max<std::int64_t>(r.updates, v.at("step").get<std::int64_t>());
+    r.dev_curve.push_back({v.at("step").get<std::int64_t>(), v.at("cross_entropy").get<double>()});
+  }
+  // A resumed run logs again the updates after its checkpoint: the later record of an update counts.
+  for (auto* c : {&r.elapsed, &r.dev_curve}) {
+    std::stable_sort(c->begin(), c->end(), [](const CurvePoint& a, const CurvePoint& b) { return a.step < b.step; });
+    std::vector<CurvePoint> kept;
+    for (const auto& p : *c) {
+      if (!kept.empty() && kept.back().step == p.step) kept.pop_back();
+      kept.push_back(p);
+    }
+    *c = std::move(kept);
+  }
+  r.tokens_per_second = steady_tokens_per_second(speeds);
+  return r;
+}
+
 SweepRunResult read_sweep_run(const fs::path& folder, const SweepPlan& plan) {
   SweepRunResult r;
   const fs::path log_file = folder / "train" / "train.jsonl";
   if (fs::exists(log_file)) {
-    const TrainingLog log = read_training_log(log_file);
-    std::vector<double> speeds;
-    for (const auto& t : log.train) {
-      speeds.push_back(t.at("tokens_per_second").get<double>());
-      r.updates = std::max<std::int64_t>(r.updates, t.at("step").get<std::int64_t>());
-      r.minutes = std::max(r.minutes, t.at("elapsed_seconds").get<double>() / 60);
-      r.elapsed.push_back({t.at("step").get<std::int64_t>(), t.at("elapsed_seconds").get<double>()});
-    }
-    for (const auto& v : log.valid) {
-      r.updates = std::max<std::int64_t>(r.updates, v.at("step").get<std::int64_t>());
-      r.dev_curve.push_back({v.at("step").get<std::int64_t>(), v.at("cross_entropy").get<double>()});
-    }
-    // A resumed run logs again the updates after its checkpoint: the later record of an update counts.
-    for (auto* c : {&r.elapsed, &r.dev_curve}) {
-      std::stable_sort(c->begin(), c->end(), [](const CurvePoint& a, const CurvePoint& b) { return a.step < b.step; });
-      std::vector<CurvePoint> kept;
-      for (const auto& p : *c) {
-        if (!kept.empty() && kept.back().step == p.step) kept.pop_back();
-        kept.push_back(p);
-      }
-      *c = std::move(kept);
-    }
-    r.tokens_per_second = steady_tokens_per_second(speeds);
+    TrainingCurves c = read_training_curves(log_file);
+    r.updates = c.updates;
+    r.minutes = c.minutes;
+    r.tokens_per_second = c.tokens_per_second;
+    r.elapsed = std::move(c.elapsed);
+    r.dev_curve = std::move(c.dev_curve);
   }
   // train.jsonl has a record every log_every updates, and a time budget stops a run between two:
   // its last update is the step of its last checkpoint, saved where it stopped.

@@ -35,6 +35,16 @@ struct SweepRunResult {
   std::map<std::string, Scores> decodings;  // by SweepDecoding::label()
 };
 
+// What a training log (train.jsonl) says of a run: its last update and time, its steady speed, the
+// elapsed-time and dev cross-entropy curves (a resumed run's later record of an update counts).
+struct TrainingCurves {
+  std::int64_t updates = 0;
+  double minutes = 0;
+  double tokens_per_second = 0;  // steady_tokens_per_second of its records
+  std::vector<CurvePoint> elapsed, dev_curve;
+};
+TrainingCurves read_training_curves(const std::filesystem::path& log_file);
+
 // Reads one run's folder. A run without `finished` or `diverged.txt` is unfinished (what it has
 // trained so far is still read, for the report's progress column). Throws Error naming the file
 // and line of anything that cannot be read.

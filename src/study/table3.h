@@ -67,6 +67,7 @@ struct Table3Preset {
   int vocab_size = 0;
   int width_divisor = 4, layer_divisor = 2;  // Table3Scale's
   Table3Training training;
+  std::vector<std::string> rows;  // the rows planned when none are named (empty: every row but big)
   std::vector<std::string> second_seed;
 };
 // "learnt" (the default: base learns to translate and its dev perplexity settles) and "quick" (800

@@ -64,6 +64,7 @@ double base_seconds(const RunResult& base) { return base.seconds_per_update * ba
 std::optional<double> equal_time_ppl(const Table3Results& r, const std::string& name) {
   auto it = r.results.find(name), base = r.results.find("base");
   if (it == r.results.end() || base == r.results.end()) return std::nullopt;
+  if (it->second.seconds_per_update <= 0 || base->second.seconds_per_update <= 0) return std::nullopt;  // no pace
   const auto reading = equal_time_reading(it->second, base_seconds(base->second));
   if (!reading) return std::nullopt;
   return reading->dev_ppl;
@@ -75,7 +76,7 @@ using Metric = std::optional<double> (*)(const Table3Results&, const std::string
 // against a relative spread) or BLEU (lower is worse, points against points).
 TrendReading worse(const Table3Results& r, Metric metric, bool higher_is_worse, double spread, const std::string& x,
                    const std::string& x_label, const std::string& y, const std::string& y_label) {
-  TrendReading v{"", "not run"};
+  TrendReading v{"", r.results.count(x) && r.results.count(y) ? "not measured" : "not run"};
   const auto px = metric(r, x), py = metric(r, y);
   if (!px || !py) return v;
   double diff = 0;
@@ -91,7 +92,7 @@ TrendReading worse(const Table3Results& r, Metric metric, bool higher_is_worse, 
   if (spread > 0 && std::abs(diff) <= spread)
     v.verdict = "within the spread";
   else
-    v.verdict = diff > 0 ? "holds" : "reversed";
+    v.verdict = diff > 0 ? "agrees" : "disagrees";
   return v;
 }
 
@@ -102,34 +103,15 @@ TrendVerdict trend(const Table3Results& r, std::string claim, const std::string&
           worse(r, bleu, false, b, x, x_label, y, y_label), worse(r, equal_time_ppl, true, s, x, x_label, y, y_label)};
 }
 
-// "x about equal to y": holds when within the spread.
+// "x about equal to y": agrees when within the spread.
 void about_equal(TrendReading& v, double spread) {
   if (v.verdict == "within the spread")
-    v.verdict = "holds";
-  else if (v.verdict != "not run")
-    v.verdict = spread > 0 ? "does not hold" : "no spread measured";
+    v.verdict = "agrees";
+  else if (v.verdict != "not run" && v.verdict != "not measured")
+    v.verdict = spread > 0 ? "disagrees" : "no spread measured";
 }
 
 }  // namespace
-
-std::optional<RunResult> read_run_result(const fs::path& study, const SweepPlan& sweep, const Table3Run& run) {
-  const fs::path folder = study / "runs" / sweep_run_name(run);
-  if (!fs::exists(folder)) return std::nullopt;
-  const SweepRunResult r = read_sweep_run(folder, sweep);
-  if (r.status == SweepRunResult::Status::diverged)
-    throw Error(folder.string() + ": the training diverged (" + r.diverged_message + ")");
-  if (r.status != SweepRunResult::Status::finished) return std::nullopt;
-  RunResult out;
-  out.dev_cross_entropy = r.dev_cross_entropy;
-  out.dev_ppl = r.dev_ppl;
-  out.dev_bleu = r.decodings.at(sweep.scoring.decodings.front().label()).bleu;
-  out.tokens_per_second = r.tokens_per_second;
-  out.steps = static_cast<int>(r.updates);
-  out.training_seconds = r.elapsed.empty() ? 0 : r.elapsed.back().value;
-  out.seconds_per_update = steady_seconds_per_update(r.elapsed);
-  out.dev_curve = r.dev_curve;
-  return out;
-}
 
 std::optional<double> last_quarter_change(const RunResult& run) {
   return last_quarter_change(run.dev_curve, run.steps);
@@ -188,7 +170,7 @@ std::vector<TrendVerdict> trend_verdicts(const Table3Results& r) {
   v.push_back(
       trend(r, "label smoothing hurts perplexity (D: ε_ls 0.1 against 0.0)", "base", "ε_ls=0.1", "D3", "ε_ls=0.0"));
   v.push_back(trend(r, "label smoothing helps BLEU (D: ε_ls 0.0 against 0.1)", "D3", "ε_ls=0.0", "base", "ε_ls=0.1"));
-  // Learned positions about equal to sinusoids: holds when the difference is within the spread.
+  // Learned positions about equal to sinusoids: agrees when the difference is within the spread.
   TrendVerdict e = trend(r, "learned positions are as good as sinusoids (E)", "E1", "learned", "base", "sinusoidal");
   about_equal(e.ppl, seed_spread(r));
   about_equal(e.bleu, seed_spread_bleu(r));
@@ -209,14 +191,21 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
         "vocabulary on newstest2013 (English-German): compare "
         "directions, not values. Empty cells: as base. Parameters include the shared embedding.\n\n"
      << "*Last quarter*: how much the dev perplexity still moved over the run's last quarter of updates "
-        "(from its validations). *At base's time*: the dev perplexity at the training time base takes, each run at its "
-        "steady pace (the 20th percentile of its log's seconds per update, so that a run slowed for a while by other "
-        "work keeps its own pace); a run slower than base is read from its learning curve at the update it reaches "
-        "in that time (in brackets); a faster run keeps its value at its last update, an upper bound. *Minutes*: the "
-        "training time as it was.\n\n"
-     << "| run | the paper's change | ours | steps | params | dev PPL | last quarter | dev BLEU | tokens/s | minutes | "
+        "(from its validations). *Pace*: the run's seconds per update over base's, both measured by short trainings "
+        "side by side on the machine the run finished on, so that runs finished on different machines compare; "
+        "*at base's time*: the dev perplexity at the training time base takes for its updates at that pace: a run "
+        "slower than base is read from its learning curve at the update it reaches in that time (in brackets); a "
+        "faster run keeps its value at its last update, an upper bound. *Machine*: where the run finished (listed "
+        "below the table).\n\n"
+     << "| run | the paper's change | ours | steps | params | dev PPL | last quarter | dev BLEU | pace | machine | "
         "at base's time | paper: params | PPL | BLEU "
-        "|\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+        "|\n|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n";
+  std::vector<std::string> machines;  // in order of first appearance: M1, M2, ...
+  const auto machine_tag = [&](const std::string& m) {
+    auto it = std::find(machines.begin(), machines.end(), m);
+    if (it == machines.end()) it = machines.insert(machines.end(), m);
+    return "M" + std::to_string(it - machines.begin() + 1);
+  };
   for (const auto& run : r.plan) {
     const Table3Row& row = *run.row;
     const std::string ours = row.id == "base" ? all_cells(run.model) : changed_cells(run.model, base);
@@ -229,8 +218,9 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
       const RunResult& x = it->second;
       const auto change = last_quarter_change(x);
       md << format_fixed(x.dev_ppl, 2) << " | " << (change ? format_fixed(100 * *change, 1) + "%" : "") << " | "
-         << format_fixed(x.dev_bleu, 2) << " | " << format_fixed(x.tokens_per_second, 0) << " | "
-         << format_fixed(x.training_seconds / 60, 1) << " | ";
+         << format_fixed(x.dev_bleu, 2) << " | "
+         << (x.seconds_per_update > 0 ? format_fixed(x.seconds_per_update, 2) + "×" : "not measured") << " | "
+         << (x.machine.empty() ? "" : machine_tag(x.machine)) << " | ";
       auto base_it = r.results.find("base");
       const auto eq = base_it == r.results.end() ? std::nullopt : equal_time_reading(x, base_seconds(base_it->second));
       if (eq)
@@ -241,6 +231,12 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
     const PaperResult& p = row.paper;
     md << (p.params_millions > 0 ? format_fixed(p.params_millions, 0) + "M" : "") << " | " << format_fixed(p.ppl, 2)
        << " | " << format_fixed(p.bleu, 1) << " |\n";
+  }
+  if (!machines.empty()) {
+    md << "\n";
+    for (std::size_t m = 0; m < machines.size(); ++m)
+      md << (m ? "; " : "Machines: ") << "M" << m + 1 << " " << machines[m];
+    md << ".\n";
   }
   const double spread = seed_spread(r);
   md << "\n## Run-to-run spread\n\n";
@@ -280,7 +276,7 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
   }
   md << "\n## The paper's trends at this scale\n\nEach finding read three ways: dev perplexity and BLEU at equal "
         "updates (the paper's reading), and dev perplexity at base's training time (a CPU's other fair reading). "
-        "*Holds*: the difference goes the paper's way by more than the seed spread; *reversed*: the other way by "
+        "*Agrees*: the difference goes the paper's way by more than the seed spread; *disagrees*: the other way by "
         "more than the spread.\n\n"
      << "| the paper's finding | dev PPL | verdict | dev BLEU | verdict | PPL at base's time | verdict |\n"
      << "|---|---|---|---|---|---|---|\n";
@@ -353,8 +349,9 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
              ? std::to_string(training.bleu_verses) + " dev verses evenly spaced over the set"
              : "the first " + std::to_string(training.bleu_verses) + " dev verses")
      << " with beam 4 and α 0.6, scored by attn bleu (sacreBLEU's BLEU). No checkpoint averaging, as the paper for "
-        "Table 3. The study is a sweep (docs/sweep.md): every run's options are in "
-        "`runs/<row>.seed<k>/options.json`, and `sweep.md` lists every run as the sweep's report.\n";
+        "Table 3. The study is a sweep (docs/sweep.md); each finished run leaves a record (`runs/<row>.seed<k>/`: its "
+        "configuration, machine, pace, training log and dev scores with their signatures), and this report is built "
+        "from the records alone.\n";
   out.markdown = md.str();
   return out;
 }

@@ -22,7 +22,9 @@ struct RunResult {
   double tokens_per_second = 0;       // median of the training log's records (target tokens)
   int steps = 0;                      // the updates it trained
   double training_seconds = 0;        // the training log's time at its last update
-  double seconds_per_update = 0;      // its steady pace (learning_curve.h: a quiet machine's)
+  double seconds_per_update = 0;      // its pace in base's updates (base: 1), measured beside base on its own
+                                      // machine (table3_record.h); 0: not measured, not read at equal time
+  std::string machine;                // the machine it finished on (machine_text)
   std::vector<CurvePoint> dev_curve;  // update -> dev cross-entropy, the log's validations
 };
 
@@ -42,12 +44,6 @@ struct EqualTimeReading {
 };
 std::optional<EqualTimeReading> equal_time_reading(const RunResult& run, double base_seconds);
 
-// What the run of the study's sweep (scripts/sweep fills study/runs/<id>.seed<k>, study/sweep_report.h)
-// measured; nullopt while it has not finished. Throws Error naming the file of anything that cannot
-// be read, and for a diverged run.
-std::optional<RunResult> read_run_result(const std::filesystem::path& study, const SweepPlan& sweep,
-                                         const Table3Run& run);
-
 struct Table3Results {
   std::vector<Table3Run> plan;
   std::map<std::string, RunResult> results;  // by run name, finished runs only
@@ -56,8 +52,9 @@ struct Table3Results {
 // What one reading (perplexity or BLEU at equal updates, perplexity at equal time) says about a trend.
 struct TrendReading {
   std::string evidence;  // "h=1 6.01 vs h=8 5.83 (+3.1%)"
-  std::string verdict;   // "holds", "reversed", "within the spread", "not run", and for (E) "holds",
-                         // "does not hold", "no spread measured"
+  std::string verdict;   // "agrees", "disagrees", "within the spread", "not run", "not measured" (no pace for
+                         // equal time), and for (E), a claim of equality: "agrees" within the spread,
+                         // "disagrees" beyond it, "no spread measured"
 };
 
 // A paper trend and what our runs say about it, in three readings.

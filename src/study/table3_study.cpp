@@ -6,8 +6,6 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/json_file.h"
-#include "inspect/png_render.h"
-#include "study/table3_report.h"
 
 namespace attn::study {
 
@@ -38,6 +36,7 @@ Table3Settings table3_settings(const Table3Preset& preset, const std::vector<std
   };
   Table3Settings s;
   s.rows = ids(rows);
+  if (s.rows.empty()) s.rows = preset.rows;  // the preset's (none: every row but big)
   if (second_seed) {
     s.second_seed = ids(*second_seed);
   } else {  // the preset's, those of them planned
@@ -102,25 +101,6 @@ fs::path plan_table3_study(const fs::path& run, const Table3Settings& s) {
   const fs::path sweep = run / "table3-sweep.json";
   write_file_atomic(sweep, table3_sweep(runs, s.training, s.scale.vocab_size).dump(1) + "\n");
   return sweep;
-}
-
-Table3ReportCounts write_table3_report(const fs::path& run, const std::string& setup) {
-  const Table3Settings s = read_table3_settings(run / "plan.json");
-  Table3Results results;
-  results.plan = table3_plan(s.rows, s.second_seed, s.scale, s.training);
-  if (fs::exists(run / "sweep.json")) {
-    const SweepPlan sweep = read_planned_sweep(run);
-    for (const auto& r : results.plan)
-      if (auto result = read_run_result(run, sweep, r)) results.results[r.name] = *result;
-  }
-  const auto text = table3_report(results, s.scale, s.training, setup);
-  for (const auto& [name, svg] : text.charts) {
-    write_file_atomic(run / name, svg);
-    const std::string png = fs::path(name).replace_extension(".png").string();
-    write_file_atomic(run / png, inspect::render_png(svg, 1.5, (run / name).string()));
-  }
-  write_file_atomic(run / "report.md", text.markdown);
-  return {results.results.size(), results.plan.size(), text.charts.size()};
 }
 
 }  // namespace attn::study

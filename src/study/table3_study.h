@@ -37,11 +37,4 @@ Table3Settings read_table3_settings(const std::filesystem::path& plan_json);
 // the study as a sweep file, RUN/table3-sweep.json, whose path it returns.
 std::filesystem::path plan_table3_study(const std::filesystem::path& run, const Table3Settings& s);
 
-// Reads RUN/plan.json and the runs finished so far, and writes RUN/report.md with its charts
-// (group-<G>.svg and .png). `setup` is Markdown placed after the title.
-struct Table3ReportCounts {
-  std::size_t finished = 0, planned = 0, charts = 0;
-};
-Table3ReportCounts write_table3_report(const std::filesystem::path& run, const std::string& setup);
-
 }  // namespace attn::study

@@ -17,6 +17,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "common/temp_dir.h"
 #include "core/error.h"
 #include "study/sweep.h"
@@ -351,60 +353,6 @@ TEST(Table3Study, SettingsRoundTripOldPlansReadAsTheyRanOthersRefused) {
   fs::remove_all(dir);
 }
 
-// A finished run's folder as scripts/sweep leaves it: the training log, attn score's table (two
-// verses, cross-entropy `ce` per token) and attn bleu's JSON.
-void fake_run(const fs::path& study, const std::string& name, double ce, double bleu,
-              const std::vector<double>& speeds) {
-  std::ostringstream log;
-  log.precision(17);
-  int step = 0;
-  for (double s : speeds) {
-    step += 400;
-    log << R"({"type":"train","step":)" << step << R"(,"loss":6.0,"tokens_per_second":)" << s
-        << R"(,"elapsed_seconds":)" << step / 4 << "}\n";
-    // A validation after each record: cross-entropy ce + 1 / (step / 400).
-    log << R"({"type":"valid","step":)" << step << R"(,"loss":6.0,"cross_entropy":)" << ce + 400.0 / step << "}\n";
-  }
-  write(study / "runs" / name / "train" / "train.jsonl", log.str());
-  std::ostringstream tsv;
-  tsv.precision(17);
-  tsv << "line\tlog_prob\ttokens\tppl\n1\t" << -3 * ce << "\t3\t1\n2\t" << -5 * ce << "\t5\t1\n";
-  write(study / "runs" / name / "dev.score.tsv", tsv.str());
-  write(study / "runs" / name / "dev.beam4-alpha0.6.json",
-        R"([{"name":"BLEU","score":)" + std::to_string(bleu) + R"(},{"name":"chrF2","score":40.0}])");
-  write(study / "runs" / name / "finished", "");
-}
-
-TEST(Table3Report, ReadsWhatARunMeasured) {
-  const fs::path dir = fresh_dir("read");
-  const auto plan = table3_plan({"base"}, {"base"}, {}, {});
-  const SweepPlan sweep = parse_sweep(table3_sweep(plan, {}, 8000), "table3-sweep.json");
-  EXPECT_FALSE(read_run_result(dir, sweep, plan[0]).has_value());  // not started
-  fake_run(dir, "base.seed1", std::log(150.0), 3.25, {900, 5000, 4000, 6000});
-  const auto r = read_run_result(dir, sweep, plan[0]);
-  ASSERT_TRUE(r.has_value());
-  EXPECT_NEAR(r->dev_ppl, 150.0, 1e-9);
-  EXPECT_DOUBLE_EQ(r->dev_bleu, 3.25);
-  EXPECT_DOUBLE_EQ(r->tokens_per_second, 5000);  // median of 4000, 5000, 6000 (the first, start-up, left out)
-  EXPECT_EQ(r->steps, 1600);
-  // The learning curves, as the log has them: 1600 updates in 400 s, dev cross-entropy falling.
-  EXPECT_DOUBLE_EQ(r->training_seconds, 400);
-  EXPECT_DOUBLE_EQ(r->seconds_per_update, 0.25);
-  ASSERT_EQ(r->dev_curve.size(), 4u);
-  EXPECT_EQ(r->dev_curve[2].step, 1200);
-  EXPECT_DOUBLE_EQ(r->dev_curve[1].value, std::log(150.0) + 0.5);
-  // ppl at 1200 = 150 e^(1/3), at 1600 = 150 e^(1/4): the last quarter moved by 1 - e^(-1/12).
-  EXPECT_NEAR(*last_quarter_change(*r), 1 - std::exp(-1.0 / 12), 1e-12);
-  fs::remove(dir / "runs" / "base.seed1" / "finished");
-  EXPECT_FALSE(read_run_result(dir, sweep, plan[0]).has_value());  // still scoring
-  write(dir / "runs" / "base.seed2" / "train" / "train.jsonl", "");
-  write(dir / "runs" / "base.seed2" / "diverged.txt", "attn: error: training diverged at update 3: ...\n");
-  EXPECT_NE(
-      message_of([&] { read_run_result(dir, sweep, plan[1]); }).find("the training diverged (attn: error: training"),
-      std::string::npos);
-  fs::remove_all(dir);
-}
-
 Table3Results hand_results() {
   Table3Results r;
   r.plan = table3_plan({"base", "A1", "A2", "A3", "A4", "D1", "D3", "E1"}, {"base"}, {}, {});
@@ -423,7 +371,7 @@ Table3Results hand_results() {
     x.tokens_per_second = 5000;
     x.steps = 800;
     x.training_seconds = 100;
-    x.seconds_per_update = 0.125;  // all as fast as base: at its time, each keeps its last value
+    x.seconds_per_update = 1;  // all as fast as base: at its time, each keeps its last value
     r.results[name] = x;
   }
   return r;
@@ -436,67 +384,77 @@ TEST(Table3Report, TrendVerdictsWeighDifferencesAgainstTheSeedSpread) {
   std::map<std::string, TrendVerdict> by_claim;
   for (const auto& v : trend_verdicts(r)) by_claim[v.claim] = v;
   const auto& one = by_claim.at("a single head is worse than 8 (A)");
-  EXPECT_EQ(one.ppl.verdict, "holds");  // +10%
+  EXPECT_EQ(one.ppl.verdict, "agrees");  // +10%
   EXPECT_EQ(one.ppl.evidence, "h=1 110.00 vs h=8 100.00 (+10.0%)");
-  EXPECT_EQ(one.bleu.verdict, "holds");  // 5 points below, the spread 1
+  EXPECT_EQ(one.bleu.verdict, "agrees");  // 5 points below, the spread 1
   EXPECT_EQ(one.bleu.evidence, "h=1 15.00 vs h=8 20.00 (-5.00)");
-  EXPECT_EQ(one.equal_time.verdict, "holds");  // every run as fast as base: the same values
+  EXPECT_EQ(one.equal_time.verdict, "agrees");  // every run as fast as base: the same values
   // h=32 (99) against the best of 4, 8, 16 (h=16: 98): +1.0%, inside the 2% spread.
   const auto& many = by_claim.at("too many heads are worse (A: h=32 against the best of h=4, 8, 16)");
   EXPECT_EQ(many.ppl.verdict, "within the spread");
   EXPECT_EQ(many.ppl.evidence, "h=32 99.00 vs h=16 98.00 (+1.0%)");
   EXPECT_EQ(many.bleu.verdict, "within the spread");  // 20.2 against 20
   const auto& dropout = by_claim.at("dropout helps (D: P_drop 0.0 against 0.1)");
-  EXPECT_EQ(dropout.ppl.verdict, "reversed");   // -10%
-  EXPECT_EQ(dropout.bleu.verdict, "reversed");  // 22 against 20
-  EXPECT_EQ(by_claim.at("label smoothing hurts perplexity (D: ε_ls 0.1 against 0.0)").ppl.verdict, "holds");  // +5.3%
-  EXPECT_EQ(by_claim.at("label smoothing helps BLEU (D: ε_ls 0.0 against 0.1)").bleu.verdict, "holds");  // 18 vs 20
+  EXPECT_EQ(dropout.ppl.verdict, "disagrees");   // -10%
+  EXPECT_EQ(dropout.bleu.verdict, "disagrees");  // 22 against 20
+  EXPECT_EQ(by_claim.at("label smoothing hurts perplexity (D: ε_ls 0.1 against 0.0)").ppl.verdict, "agrees");  // +5.3%
+  EXPECT_EQ(by_claim.at("label smoothing helps BLEU (D: ε_ls 0.0 against 0.1)").bleu.verdict, "agrees");  // 18 vs 20
   const auto& e = by_claim.at("learned positions are as good as sinusoids (E)");
-  EXPECT_EQ(e.ppl.verdict, "holds");   // +1%
-  EXPECT_EQ(e.bleu.verdict, "holds");  // 0.5 points
+  EXPECT_EQ(e.ppl.verdict, "agrees");   // +1%
+  EXPECT_EQ(e.bleu.verdict, "agrees");  // 0.5 points
   EXPECT_EQ(by_claim.at("deeper is better (C: N=2 against base's 6)").ppl.verdict, "not run");
+  // A run without a pace measured is not read at equal time, and says so.
+  Table3Results unpaced = r;
+  unpaced.results.at("A1").seconds_per_update = 0;
+  EXPECT_EQ(trend_verdicts(unpaced).front().equal_time.verdict, "not measured");
+  EXPECT_EQ(trend_verdicts(unpaced).front().ppl.verdict, "agrees");
 }
 
-// The equal-time reading by hand: base trains its 800 updates in 100 s; A1 at a steady 0.25 s per
-// update takes 200 s, and validates at 400 (ppl 150) and 800 (110).
+// The equal-time reading by hand, paces in base's updates: base trains its 800 updates in 800; A1,
+// twice as slow a step as base's, takes 1600, and validates at 400 (ppl 150) and 800 (110).
 TEST(Table3Report, EqualTimeReadsASlowerRunAtBasesTime) {
   RunResult a1;
   a1.steps = 800;
   a1.dev_ppl = 110;
-  a1.training_seconds = 260;  // as it was, slowed by other work: the reading uses the pace
-  a1.seconds_per_update = 0.25;
+  a1.training_seconds = 260;  // as it was on its machine: the reading uses the pace
+  a1.seconds_per_update = 2;
   a1.dev_curve = {{400, std::log(150.0)}, {800, std::log(110.0)}};
-  const auto at_100 = equal_time_reading(a1, 100);
-  ASSERT_TRUE(at_100.has_value());
-  EXPECT_TRUE(at_100->read_earlier);
-  EXPECT_DOUBLE_EQ(at_100->update, 400);
-  EXPECT_NEAR(at_100->dev_ppl, 150, 1e-9);
-  // At 125 s: update 500, a quarter of the way from 400 to 800 in cross-entropy.
-  const auto at_125 = equal_time_reading(a1, 125);
-  EXPECT_DOUBLE_EQ(at_125->update, 500);
-  EXPECT_NEAR(at_125->dev_ppl, std::pow(150.0, 0.75) * std::pow(110.0, 0.25), 1e-9);
-  // At 60 s (update 240) it had not validated yet: no reading.
-  EXPECT_FALSE(equal_time_reading(a1, 60).has_value());
+  const auto at_800 = equal_time_reading(a1, 800);
+  ASSERT_TRUE(at_800.has_value());
+  EXPECT_TRUE(at_800->read_earlier);
+  EXPECT_DOUBLE_EQ(at_800->update, 400);
+  EXPECT_NEAR(at_800->dev_ppl, 150, 1e-9);
+  // At 1000: update 500, a quarter of the way from 400 to 800 in cross-entropy.
+  const auto at_1000 = equal_time_reading(a1, 1000);
+  EXPECT_DOUBLE_EQ(at_1000->update, 500);
+  EXPECT_NEAR(at_1000->dev_ppl, std::pow(150.0, 0.75) * std::pow(110.0, 0.25), 1e-9);
+  // At 480 (update 240) it had not validated yet: no reading.
+  EXPECT_FALSE(equal_time_reading(a1, 480).has_value());
   // As fast as base (within 2%), or faster: its value at its last update.
-  const auto fast = equal_time_reading(a1, 197);
+  const auto fast = equal_time_reading(a1, 1576);
   EXPECT_FALSE(fast->read_earlier);
   EXPECT_DOUBLE_EQ(fast->update, 800);
   EXPECT_DOUBLE_EQ(fast->dev_ppl, 110);
 
-  // In the verdicts: A1 (h=1) read at base's 100 s is at 150, against base's 100.
+  // In the verdicts: A1 (h=1) read at base's time is at 150, against base's 100.
   Table3Results r;
   r.plan = table3_plan({"base", "A1"}, {}, {}, {});
   RunResult base;
   base.steps = 800;
   base.dev_ppl = 100;
-  base.seconds_per_update = 0.125;
+  base.seconds_per_update = 1;
+  base.machine = "CPU X (family 1, model 2), 2 cores";
+  a1.machine = "CPU Y (family 3, model 4), 2 cores";
   r.results["base"] = base;
   r.results["A1"] = a1;
   const auto verdicts = trend_verdicts(r);
   EXPECT_EQ(verdicts.front().equal_time.evidence, "h=1 150.00 vs h=8 100.00 (+50.0%)");
   EXPECT_EQ(verdicts.front().ppl.evidence, "h=1 110.00 vs h=8 100.00 (+10.0%)");
   const std::string md = table3_report(r, {}, {}, "").markdown;
-  EXPECT_NE(md.find("| 4.3 | 150.00 (400) |"), std::string::npos) << md;  // A1: 260 s, read at update 400
+  EXPECT_NE(md.find("| 2.00× | M2 | 150.00 (400) |"), std::string::npos) << md;  // A1 read at update 400
+  EXPECT_NE(md.find("Machines: M1 CPU X (family 1, model 2), 2 cores; M2 CPU Y (family 3, model 4), 2 cores."),
+            std::string::npos)
+      << md;
 }
 
 // The report says whether base has learnt: BLEU at least 25, perplexity settled within 3% over the
@@ -534,7 +492,7 @@ TEST(Table3Report, TableAndChartsCarryOursAndThePapers) {
             std::string::npos)
       << md;
   EXPECT_NE(md.find("| A1 | h=1, d_k=d_v=512 | h=1, d_k=d_v=128 | 800 |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| 110.00 |  | 15.00 | 5000 | 1.7 | 110.00 |  | 5.29 | 24.9 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 110.00 |  | 15.00 | 1.00× |  | 110.00 |  | 5.29 | 24.9 |"), std::string::npos) << md;
   EXPECT_NE(md.find("| D3 | eps_ls=0.0 | ε_ls=0.0 |"), std::string::npos) << md;
   EXPECT_NE(md.find("| base | 100.00 | 102.00 | 2.0% |"), std::string::npos) << md;
   EXPECT_NE(md.find("2.0% of the perplexity, is the spread"), std::string::npos) << md;
@@ -594,9 +552,11 @@ ScriptStudy script_study(const std::string& name) {
 }
 
 // scripts/table3 end to end on a tiny corpus (Genesis 1-5 from the test fixtures): two rows and a
-// second seed for a few updates, the report, a re-run that keeps finished rows, a run that resumes
-// an unfinished row from its checkpoint, and a changed plan refused.
-TEST(Table3Script, RunsKeepsResumesAndRefusesAnotherPlan) {
+// second seed for a few updates, each finished run's record (with its pace against base's), the
+// report from the records, a re-run that keeps recorded runs, a run that resumes from its
+// checkpoint, a study whose working folder is gone that trains only the runs without a record, a
+// damaged record trained again, and a changed plan refused.
+TEST(Table3Script, RecordsKeepRunsAndTheReportComesFromThem) {
   const ScriptStudy t = script_study("script");
   ASSERT_FALSE(::testing::Test::HasFailure());
   const fs::path& dir = t.dir;
@@ -605,10 +565,33 @@ TEST(Table3Script, RunsKeepsResumesAndRefusesAnotherPlan) {
   };
   auto slurp = [&](const std::string& name) { return t.slurp(name); };
   // The quick preset changed to validate at every update, with BLEU on verses spread over the dev set.
-  const std::string script =
-      t.script + " --preset quick --rows base,A1 --second-seed base --validations 3 --bleu-pick spread";
+  const std::string script = t.script +
+                             " --preset quick --rows base,A1 --second-seed base --validations 3 --bleu-pick spread"
+                             " --records records --pace-updates 6 --pace-rounds 2";
   ASSERT_EQ(sh(script + " --steps 3", "first.log"), 0) << slurp("first.log");
-  const std::string report = slurp("study/report.md");
+  // Every run's record: its configuration, machine, dev scores with signatures, its training log.
+  for (const char* name : {"base.seed1", "A1.seed1", "base.seed2"}) {
+    const fs::path record = dir / "records" / "runs" / name;
+    ASSERT_TRUE(fs::exists(record / "record.json")) << name << "\n" << slurp("first.log");
+    const auto j = nlohmann::json::parse(slurp("records/runs/" + std::string(name) + "/record.json"));
+    EXPECT_EQ(j.at("updates"), 3);
+    EXPECT_EQ(j.at("precision"), "fp32");
+    EXPECT_EQ(j.at("translations").at("verses"), 5);
+    EXPECT_NE(j.at("scores").dump().find("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.5.1"),
+              std::string::npos);
+    EXPECT_EQ(j.at("config").at("heads"), std::string(name) == "A1.seed1" ? 1 : 8);
+    // base's pace is base's; A1's was measured beside base's: two rounds of each.
+    if (std::string(name) == "A1.seed1") {
+      EXPECT_EQ(j.at("pace").at("rounds"), 2) << j.dump();
+      EXPECT_GT(j.at("pace").at("relative_to_base").get<double>(), 0.1);
+    } else {
+      EXPECT_TRUE(j.at("pace").is_null());
+    }
+    EXPECT_EQ(slurp("records/runs/" + std::string(name) + "/train.jsonl"),
+              slurp("study/runs/" + std::string(name) + "/train/train.jsonl"));
+  }
+  EXPECT_FALSE(fs::exists(dir / "study" / "pace" / "A1.seed1"));  // the pace's trainings are not kept
+  const std::string report = slurp("records/report.md");
   // The learning curve: three validations, so the report can say how much the last quarter moved.
   EXPECT_NE(report.find("## Has base learnt?"), std::string::npos) << report;
   EXPECT_NE(report.find("over its last quarter of updates"), std::string::npos) << report;
@@ -621,37 +604,58 @@ TEST(Table3Script, RunsKeepsResumesAndRefusesAnotherPlan) {
     EXPECT_EQ(slurp("study/dev-bleu.src"), expected);
   }
   EXPECT_EQ(report.find("M | not run |"), std::string::npos) << report;  // every run of the table measured
-  for (const char* row : {"| base | (base) |", "| A1 | h=1, d_k=d_v=512 | h=1, d_k=d_v=128 | 3 |", "| base | "})
+  for (const char* row : {"| base | (base) |", "| A1 | h=1, d_k=d_v=512 | h=1, d_k=d_v=128 | 3 |", "Machines: M1 "})
     EXPECT_NE(report.find(row), std::string::npos) << row << "\n" << report;
   for (const char* g : {"A", "B", "C", "D", "E"}) {
-    EXPECT_TRUE(fs::exists(dir / "study" / (std::string("group-") + g + ".svg"))) << g;
-    EXPECT_EQ(slurp(std::string("study/group-") + g + ".png").substr(1, 3), "PNG") << g;
+    EXPECT_TRUE(fs::exists(dir / "records" / (std::string("group-") + g + ".svg"))) << g;
+    EXPECT_EQ(slurp(std::string("records/group-") + g + ".png").substr(1, 3), "PNG") << g;
   }
-  // The study is a sweep: its runs are scripts/sweep's folders, its list of runs sweep.md.
-  EXPECT_NE(slurp("study/sweep.md").find("| A1.seed1 | A1 | 1 |"), std::string::npos) << slurp("study/sweep.md");
-  const auto a1_finished = dir / "study" / "runs" / "A1.seed1" / "finished";
-  const auto finished_at = fs::last_write_time(a1_finished);
+  const auto a1_record = dir / "records" / "runs" / "A1.seed1" / "record.json";
+  const auto recorded_at = fs::last_write_time(a1_record);
 
   // Again: nothing is trained twice.
   ASSERT_EQ(sh(script + " --steps 3", "second.log"), 0) << slurp("second.log");
   const std::string second = slurp("second.log");
-  for (const char* kept :
-       {"base.seed1: done earlier, kept", "A1.seed1: done earlier, kept", "base.seed2: done earlier, kept"})
+  for (const char* kept : {"base.seed1: kept elsewhere, not trained", "A1.seed1: kept elsewhere, not trained",
+                           "base.seed2: kept elsewhere, not trained"})
     EXPECT_NE(second.find(kept), std::string::npos) << second;
   EXPECT_EQ(second.find("training stopped"), std::string::npos) << second;
-  EXPECT_EQ(fs::last_write_time(a1_finished), finished_at);
+  EXPECT_EQ(fs::last_write_time(a1_record), recorded_at);
 
-  // A row whose scoring did not finish resumes from its checkpoint instead of training again.
-  fs::remove(a1_finished);
+  // A run whose scoring did not finish, and whose record is missing, resumes from its checkpoint.
+  fs::remove(dir / "study" / "runs" / "A1.seed1" / "finished");
+  fs::remove_all(dir / "records" / "runs" / "A1.seed1");
   ASSERT_EQ(sh(script + " --steps 3", "third.log"), 0) << slurp("third.log");
   const std::string third = slurp("third.log");
   EXPECT_NE(third.find("resuming from"), std::string::npos) << third;
-  EXPECT_NE(third.find("base.seed2: done earlier, kept"), std::string::npos) << third;
-  EXPECT_TRUE(fs::exists(a1_finished));
+  EXPECT_NE(third.find("base.seed2: kept elsewhere, not trained"), std::string::npos) << third;
+  EXPECT_TRUE(fs::exists(a1_record));
 
-  // Other settings in the same folder would mix incomparable runs: refused, nothing touched.
-  EXPECT_NE(sh(script + " --steps 6", "fourth.log"), 0);
-  EXPECT_NE(slurp("fourth.log").find("planned with other settings"), std::string::npos) << slurp("fourth.log");
+  // Another machine: the working folder is gone, the records came with the repository. Only the run
+  // without a record trains, from the start; a torn record is named, not counted, and trained again.
+  fs::remove_all(dir / "study");
+  fs::remove_all(dir / "records" / "runs" / "A1.seed1");
+  {
+    const std::string torn = slurp("records/runs/base.seed2/record.json");
+    std::ofstream(dir / "records" / "runs" / "base.seed2" / "record.json") << torn.substr(0, torn.size() / 2);
+  }
+  ASSERT_EQ(sh(script + " --steps 3", "fourth.log"), 0) << slurp("fourth.log");
+  const std::string fourth = slurp("fourth.log");
+  EXPECT_NE(fourth.find("records/runs/base.seed2/record.json: not valid JSON"), std::string::npos) << fourth;
+  EXPECT_NE(fourth.find("the run is not counted as finished"), std::string::npos) << fourth;
+  EXPECT_NE(fourth.find("base.seed1: kept elsewhere, not trained"), std::string::npos) << fourth;
+  EXPECT_EQ(fourth.find("resuming from"), std::string::npos) << fourth;
+  EXPECT_NE(fourth.find("[2/3] base.seed2"), std::string::npos) << fourth;
+  EXPECT_NE(fourth.find("[3/3] A1.seed1"), std::string::npos) << fourth;
+  EXPECT_FALSE(fs::exists(dir / "study" / "runs" / "base.seed1" / "train"));  // not trained again
+  EXPECT_TRUE(fs::exists(a1_record));
+  EXPECT_NO_THROW(nlohmann::json::parse(slurp("records/runs/base.seed2/record.json")));
+  EXPECT_NE(slurp("records/report.md").find("| base-seed2 | "), std::string::npos);
+
+  // Other settings against these records would mix incomparable runs: refused, nothing touched.
+  EXPECT_NE(sh(script + " --steps 6", "fifth.log"), 0);
+  EXPECT_NE(slurp("fifth.log").find("records/plan.json: these records were made by another plan"), std::string::npos)
+      << slurp("fifth.log");
   fs::remove_all(dir);
 }
 
@@ -708,6 +712,82 @@ TEST(Table3Script, AStopSignalSavesACheckpointAndTheNextRunResumes) {
   EXPECT_NE(again.find("resuming from"), std::string::npos) << again;
   EXPECT_NE(again.find("training stopped (max_steps) at step 100"), std::string::npos) << again;
   EXPECT_TRUE(fs::exists(dir / "study" / "runs" / "base.seed1" / "finished"));
+  fs::remove_all(dir);
+}
+
+// The study in the background: started at the lowest priority (its scheduling group at nice 19),
+// refused a second time in the same folder, paused with a checkpoint and resumed twice; its run
+// ends bit-identical to the same study run without a pause, and --status says where it stands.
+TEST(Table3Script, ABackgroundStudyPausesAndResumesToTheSameBits) {
+  const ScriptStudy t = script_study("background");
+  ASSERT_FALSE(::testing::Test::HasFailure());
+  const fs::path& dir = t.dir;
+  auto slurp = [&](const std::string& name) { return t.slurp(name); };
+  auto sh = [&](const std::string& command, const std::string& log) {
+    return std::system(("cd " + dir.string() + " && " + command + " > " + log + " 2>&1").c_str());
+  };
+  const std::string options = " --preset quick --rows base --second-seed '' --steps 400 --records records";
+  const std::string script = t.script + options;
+  const fs::path checkpoints = dir / "study" / "runs" / "base.seed1" / "train" / "checkpoints";
+  const fs::path record = dir / "records" / "runs" / "base.seed1" / "record.json";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(600);
+  auto wait_for = [&](const std::function<bool()>& state) {
+    while (!state() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    return state();
+  };
+  auto checkpoint_count = [&] {
+    int n = 0;
+    if (fs::exists(checkpoints))
+      for (const auto& e : fs::directory_iterator(checkpoints)) n += e.path().extension() == ".safetensors";
+    return n;
+  };
+
+  // Started as it always is: its group's niceness is the lowest, then a pause at once.
+  ASSERT_EQ(sh(script + " --background", "start.log"), 0) << slurp("start.log");
+  EXPECT_NE(slurp("start.log").find("the study runs in the background"), std::string::npos) << slurp("start.log");
+  const std::string pid = slurp("study/study.pid");
+  EXPECT_NE(slurp("/proc/" + pid.substr(0, pid.size() - 1) + "/autogroup").find("nice 19"), std::string::npos);
+  // A second study in the same folder is refused while the first runs.
+  EXPECT_NE(sh(script, "second.log"), 0);
+  EXPECT_NE(slurp("second.log").find("a study is already running in"), std::string::npos) << slurp("second.log");
+  ASSERT_EQ(sh(script + " --pause", "pause0.log"), 0) << slurp("pause0.log");
+  EXPECT_NE(slurp("pause0.log").find("table3: paused"), std::string::npos) << slurp("pause0.log");
+  ASSERT_EQ(sh(script + " --status", "status0.log"), 0);
+  EXPECT_NE(slurp("status0.log").find("study: not running"), std::string::npos) << slurp("status0.log");
+
+  // Resumed (at an ordinary priority, so that tests beside it do not starve it), paused after a
+  // checkpoint, resumed to the end.
+  ASSERT_EQ(sh(script + " --background --nice 0", "start1.log"), 0) << slurp("start1.log");
+  ASSERT_TRUE(wait_for([&] { return checkpoint_count() >= 1 || fs::exists(record); })) << slurp("study/study.log");
+  ASSERT_EQ(sh(script + " --status", "status1.log"), 0);
+  EXPECT_NE(slurp("status1.log").find("study: running"), std::string::npos) << slurp("status1.log");
+  EXPECT_NE(slurp("status1.log").find("records: "), std::string::npos) << slurp("status1.log");
+  ASSERT_EQ(sh(script + " --pause", "pause1.log"), 0) << slurp("pause1.log");
+  const std::string log = slurp("study/study.log");
+  EXPECT_NE(log.find("training stopped (interrupted) at step "), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(record)) << log;
+  ASSERT_EQ(sh(script + " --background --nice 0", "start2.log"), 0) << slurp("start2.log");
+  ASSERT_TRUE(wait_for([&] { return fs::exists(record); })) << slurp("study/study.log");
+  ASSERT_TRUE(wait_for([&] {
+    return sh(script + " --status", "status2.log") == 0 &&
+           slurp("status2.log").find("study: not running") != std::string::npos;
+  }));
+  EXPECT_NE(slurp("study/study.log").find("resuming from"), std::string::npos) << slurp("study/study.log");
+  EXPECT_NE(slurp("status2.log").find("1 of 1 runs finished"), std::string::npos) << slurp("status2.log");
+
+  // The same study without a pause, in the foreground: the same weights, to the bit.
+  const std::string plain = t.script +
+                            " --preset quick --rows base --second-seed '' --steps 400 --run plain"
+                            " --records plain-records";
+  ASSERT_EQ(sh(plain, "plain.log"), 0) << slurp("plain.log");
+  const std::string weights = "runs/base.seed1/train/model/model.safetensors";
+  ASSERT_TRUE(fs::exists(dir / "plain" / weights));
+  EXPECT_TRUE(slurp("plain/" + weights) == slurp("study/" + weights)) << "the paused run's weights differ";
+  const auto a = nlohmann::json::parse(slurp("records/runs/base.seed1/record.json"));
+  const auto b = nlohmann::json::parse(slurp("plain-records/runs/base.seed1/record.json"));
+  EXPECT_EQ(a.at("dev"), b.at("dev"));
+  EXPECT_EQ(a.at("translations").at("sha256"), b.at("translations").at("sha256"));
   fs::remove_all(dir);
 }
 
