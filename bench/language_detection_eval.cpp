@@ -1,0 +1,172 @@
+// How well detect_language (document/language_detection.h) names the language of texts whose
+// language is known: whole lines, and fragments of 1, 2 and 3 consecutive words of them.
+//
+//   language_detection_eval --file corpus/test.kjv:en --file corpus/test.web:en --file corpus/test.es:es
+//       --allowed en,es
+//
+// Each file holds one text per line (empty lines are skipped); after the last ':' of --file comes the
+// language of every line, spelled as in --allowed. From each line of n words (split at white space)
+// come, for k = 1, 2, 3 where n >= k: its first k words, and its k middle words (from word (n-k)/2)
+// where they are not the first ones. An answer is correct when detect_language's first language is the
+// line's; no answer (an empty result) counts as wrong. Prints, per file and over all files, one row per
+// kind of text: how many, the share correct, the share without answer, and the mean confidence of the
+// correct answers and of the wrong ones (answers naming another language).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "document/language_detection.h"
+
+namespace {
+
+constexpr int kKinds = 4;  // whole lines, then fragments of 1, 2 and 3 words
+const char* const kKindNames[kKinds] = {"whole line", "1 word", "2 words", "3 words"};
+
+struct Tally {
+  long texts = 0, correct = 0, unanswered = 0;
+  double confidence_correct = 0, confidence_wrong = 0;
+
+  void add(const std::vector<attn::document::DetectedLanguage>& result, const std::string& truth) {
+    ++texts;
+    if (result.empty()) {
+      ++unanswered;
+    } else if (result.front().language == truth) {
+      ++correct;
+      confidence_correct += result.front().confidence;
+    } else {
+      confidence_wrong += result.front().confidence;
+    }
+  }
+  void add(const Tally& o) {
+    texts += o.texts;
+    correct += o.correct;
+    unanswered += o.unanswered;
+    confidence_correct += o.confidence_correct;
+    confidence_wrong += o.confidence_wrong;
+  }
+};
+
+struct FileSpec {
+  std::string path, language;
+};
+
+std::vector<std::string> split_words(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+std::string join(const std::vector<std::string>& words, std::size_t begin, std::size_t count) {
+  std::string out;
+  for (std::size_t i = begin; i < begin + count; ++i) out += (i > begin ? " " : "") + words[i];
+  return out;
+}
+
+std::string percent(long part, long whole) {
+  if (whole == 0) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f%%", 100.0 * part / whole);
+  return buf;
+}
+
+std::string mean(double sum, long n) {
+  if (n == 0) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", sum / n);
+  return buf;
+}
+
+int name_width = 7;  // the widest --file path, for the first column
+
+void print_rows(const std::string& name, const std::string& language, const Tally (&tallies)[kKinds]) {
+  for (int k = 0; k < kKinds; ++k) {
+    const Tally& t = tallies[k];
+    const long wrong = t.texts - t.correct - t.unanswered;
+    std::printf("%-*s %-6s %-10s %8ld %9s %9s %9s %9s\n", name_width, name.c_str(), language.c_str(), kKindNames[k],
+                t.texts, percent(t.correct, t.texts).c_str(), percent(t.unanswered, t.texts).c_str(),
+                mean(t.confidence_correct, t.correct).c_str(), mean(t.confidence_wrong, wrong).c_str());
+  }
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: language_detection_eval --file PATH:LANG [--file PATH:LANG ...] --allowed LANG,LANG,...\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<FileSpec> files;
+  std::vector<std::string> allowed;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if ((arg == "--file" || arg == "--allowed") && i + 1 < argc) {
+      const std::string value = argv[++i];
+      if (arg == "--file") {
+        const std::size_t colon = value.rfind(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == value.size()) {
+          std::fprintf(stderr, "--file %s: expected PATH:LANG\n", value.c_str());
+          return 2;
+        }
+        files.push_back({value.substr(0, colon), value.substr(colon + 1)});
+      } else {
+        std::stringstream list(value);
+        for (std::string code; std::getline(list, code, ',');)
+          if (!code.empty()) allowed.push_back(code);
+      }
+    } else {
+      return usage();
+    }
+  }
+  if (files.empty() || allowed.empty()) return usage();
+
+  for (const FileSpec& f : files) {
+    if (!std::ifstream(f.path, std::ios::binary)) {
+      std::fprintf(stderr, "%s: cannot open\n", f.path.c_str());
+      return 2;
+    }
+    name_width = std::max(name_width, static_cast<int>(f.path.size()));
+  }
+  std::printf("%-*s %-6s %-10s %8s %9s %9s %9s %9s\n", name_width, "file", "lang", "text", "texts", "correct",
+              "no answer", "conf ok", "conf wrong");
+  Tally overall[kKinds];
+  const auto start = std::chrono::steady_clock::now();
+  long calls = 0;
+  for (const FileSpec& f : files) {
+    std::ifstream in(f.path, std::ios::binary);
+    if (!in) {
+      std::fprintf(stderr, "%s: cannot open\n", f.path.c_str());
+      return 2;
+    }
+    Tally tallies[kKinds];
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      const std::vector<std::string> words = split_words(line);
+      if (words.empty()) continue;
+      tallies[0].add(attn::document::detect_language(line, allowed), f.language);
+      ++calls;
+      for (std::size_t k = 1; k < kKinds; ++k) {
+        if (words.size() < k) continue;
+        const std::size_t middle = (words.size() - k) / 2;
+        for (std::size_t begin : {std::size_t{0}, middle}) {
+          tallies[k].add(attn::document::detect_language(join(words, begin, k), allowed), f.language);
+          ++calls;
+          if (middle == 0) break;  // the middle words are the first ones
+        }
+      }
+    }
+    print_rows(f.path, f.language, tallies);
+    for (int k = 0; k < kKinds; ++k) overall[k].add(tallies[k]);
+  }
+  print_rows("overall", "", overall);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%ld detections in %.2f s (%.1f us each)\n", calls, seconds, calls ? 1e6 * seconds / calls : 0.0);
+  return 0;
+}
