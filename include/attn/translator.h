@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/document.h"
 #include "attn/error.h"
 #include "attn/search_options.h"
 
@@ -125,6 +126,11 @@ class Translator {
   // One result per text, in order. Empty texts translate to empty results; texts must be UTF-8
   // (an Error names the text's index and the byte otherwise).
   std::vector<TranslationResult> translate(const std::vector<std::string>& texts);
+  // A whole document in its format: cut into sentences, translated with this translator's search
+  // options (n_best 1), inline markup placed on the translated words by their alignment, and
+  // written back with its layout. Throws Error (invalid_argument) naming what is wrong with the
+  // document or the options.
+  DocumentTranslation translate_document(const std::string& data, const DocumentOptions& options = {});
   const TranslationOptions& options() const;
 
  private:

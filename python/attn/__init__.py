@@ -21,8 +21,25 @@ from ._attn import (Hypothesis, MetricScore, PairScore, TrainingEvent, TrainingS
                     request_training_stop)
 
 __version__ = _attn.__version__
-__all__ = ["Translator", "Vocabulary", "bleu", "chrf", "train", "request_training_stop", "Hypothesis",
-           "TranslationResult", "PairScore", "MetricScore", "TrainingEvent", "TrainingSummary"]
+__all__ = ["Translator", "Vocabulary", "bleu", "chrf", "train", "request_training_stop", "detect_language",
+           "DocumentTranslation", "Hypothesis", "TranslationResult", "PairScore", "MetricScore", "TrainingEvent",
+           "TrainingSummary"]
+
+
+class DocumentTranslation:
+    """A document translated in its format: data (str for text, html and markdown; bytes for docx and
+    odt), warnings (markup repaired, sentences cut or cropped) and the number of sentences translated."""
+
+    def __init__(self, data, warnings: List[str], sentences: int):
+        self.data = data
+        self.warnings = warnings
+        self.sentences = sentences
+
+    def __repr__(self):
+        return f"DocumentTranslation(sentences={self.sentences}, warnings={len(self.warnings)})"
+
+
+_BINARY_FORMATS = ("docx", "odt")
 
 
 def _texts(value, name: str) -> List[str]:
@@ -85,6 +102,24 @@ class Translator:
                                     list(attention_heads or []), return_alignment, alignment_layer,
                                     alignment_head, alignment_threshold, _os.fspath(shortlist) if shortlist else "",
                                     shortlist_k)
+
+    def translate_document(self, data: Union[str, bytes], format: str = "text", source_language: str = "",
+                           beam: int = 4, alpha: float = 0.6, max_length_a: float = 1.0, max_length_b: int = 50,
+                           min_length: int = 0, batch_tokens: int = 2048, max_batch_sentences: int = 64,
+                           shortlist: Optional[str] = None, shortlist_k: int = 50) -> DocumentTranslation:
+        """Translates a whole document in its format (as `attn translate --format`): "text" (paragraphs),
+        "html", "markdown", "docx" or "odt". Each paragraph is cut into sentences (source_language's
+        rules; "": the model's source language), the sentences translated, inline markup and
+        placeholders put back on the translated words, the layout kept. data: str or bytes (UTF-8 for
+        the text formats; the file's bytes for docx and odt); the result's data has the same type
+        for text formats, bytes for docx and odt."""
+        raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+        out, warnings, sentences = self._impl.translate_document(
+            raw, format, source_language, beam, alpha, max_length_a, max_length_b, min_length, batch_tokens,
+            max_batch_sentences, _os.fspath(shortlist) if shortlist else "", shortlist_k)
+        if format.lower() not in _BINARY_FORMATS:
+            out = out.decode("utf-8")
+        return DocumentTranslation(out, list(warnings), sentences)
 
     def score(self, sources: Sequence[str], targets: Sequence[str], batch_sentences: int = 32) -> List[PairScore]:
         """The model's log-probability of given translations, one PairScore (log_prob, tokens,
@@ -160,3 +195,9 @@ def train(options: dict, progress: Optional[Callable[[TrainingEvent], Optional[b
         raise TypeError(f"options must be a dict of attn train's options, not {type(options).__name__}")
     catch_sigint = _threading.current_thread() is _threading.main_thread()
     return _attn._train(_json.dumps(options), progress, resume, quiet, catch_sigint)
+
+
+def detect_language(text: str, languages: Sequence[str]) -> List[tuple]:
+    """The languages among `languages` (ISO 639-1 codes) that text may be in, most likely first, as
+    (code, confidence 0-100) pairs (CLD2, as the service's /detect). Empty when none is found."""
+    return [(code, confidence) for code, confidence in _attn._detect_language(text, _texts(languages, "languages"))]

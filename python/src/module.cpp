@@ -46,6 +46,23 @@ class PyTranslator {
     return results;
   }
 
+  attn::DocumentTranslation translate_document(const std::string& data, attn::TranslationOptions options,
+                                               const attn::DocumentOptions& document) {
+    options.threads = threads_;
+    const std::string key = options_key(options);
+    std::unique_ptr<attn::Translator> translator = borrow(key);
+    if (!translator) translator = std::make_unique<attn::Translator>(model_, options);
+    attn::DocumentTranslation result;
+    try {
+      result = translator->translate_document(data, document);
+    } catch (...) {
+      give_back(key, std::move(translator));
+      throw;
+    }
+    give_back(key, std::move(translator));
+    return result;
+  }
+
   std::vector<attn::PairScore> score(const std::vector<std::string>& sources, const std::vector<std::string>& targets,
                                      int batch_sentences) {
     return attn::score(model_, sources, targets, batch_sentences, threads_);
@@ -246,6 +263,26 @@ PYBIND11_MODULE(_attn, m) {
             return t.translate(texts, o);
           },
           py::call_guard<py::gil_scoped_release>())
+      .def("translate_document",
+           [](PyTranslator& t, const py::bytes& data, const std::string& format, const std::string& source_language,
+              int beam, float alpha, float max_length_a, int max_length_b, int min_length, int batch_tokens,
+              int max_batch_sentences, const std::string& shortlist, int shortlist_k) {
+             std::string bytes = data;  // copied with the GIL held
+             py::gil_scoped_release release;
+             attn::TranslationOptions o;
+             o.search.beam_size = beam;
+             o.search.length_penalty = alpha;
+             o.search.max_length_a = max_length_a;
+             o.search.max_length_b = max_length_b;
+             o.search.min_length = min_length;
+             o.batch_tokens = batch_tokens;
+             o.max_batch_sentences = max_batch_sentences;
+             o.shortlist = shortlist;
+             o.shortlist_k = shortlist_k;
+             attn::DocumentTranslation r = t.translate_document(bytes, o, {format, source_language});
+             py::gil_scoped_acquire gil;
+             return py::make_tuple(py::bytes(r.data), r.warnings, r.sentences);
+           })
       .def("score", &PyTranslator::score, py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("model_dir", [](const PyTranslator& t) { return t.model().directory(); })
       .def_property_readonly("precision", [](const PyTranslator& t) { return t.model().precision(); })
@@ -309,6 +346,14 @@ PYBIND11_MODULE(_attn, m) {
         return "TrainingSummary(steps=" + std::to_string(s.steps) + ", stop_reason='" + s.stop_reason + "')";
       });
 
+  m.def(
+      "_detect_language",
+      [](const std::string& text, const std::vector<std::string>& languages) {
+        std::vector<std::pair<std::string, double>> out;
+        for (const auto& d : attn::detect_language(text, languages)) out.emplace_back(d.language, d.confidence);
+        return out;
+      },
+      py::call_guard<py::gil_scoped_release>());
   m.def("_train", &train, py::arg("options_json"), py::arg("progress"), py::arg("resume"), py::arg("quiet"),
         py::arg("catch_sigint"));
   m.def("request_training_stop", &attn::request_training_stop,

@@ -17,6 +17,9 @@
 #include "decode/forced_decoding.h"
 #include "decode/model_directory.h"
 #include "decode/translator.h"
+#include "document/document_file.h"
+#include "document/language_detection.h"
+#include "document/model_sentences.h"
 #include "inspect/word_alignment.h"
 
 namespace attn {
@@ -114,6 +117,8 @@ struct Translator::Impl {
   TranslationOptions options;
   inspect::AlignmentOptions align;
   std::unique_ptr<BatchTranslator> translator;
+  TranslateOptions internal;                            // the options `translator` was made with
+  std::unique_ptr<document::ModelSentences> sentences;  // translate_document's, made on first use
   std::mutex busy;
 };
 
@@ -212,6 +217,7 @@ Translator::Translator(const Model& model, TranslationOptions options) : impl_(s
   try {  // everything that can go wrong here is an option
     const TranslateOptions t = internal_options(impl_->options, m, impl_->align);
     impl_->translator = std::make_unique<BatchTranslator>(*m.model, *m.vocabulary, t);
+    impl_->internal = t;
   } catch (const Error& e) {
     if (e.kind() == ErrorKind::other) invalid(e.what());
     throw;
@@ -260,6 +266,34 @@ std::vector<TranslationResult> Translator::translate(const std::vector<std::stri
       }
     }
   }
+  return out;
+}
+
+DocumentTranslation Translator::translate_document(const std::string& data, const DocumentOptions& options) {
+  const auto format = document::parse_format(options.format);
+  if (!format) invalid("format \"" + options.format + "\" is not one of text, html, markdown, docx, odt");
+  const std::lock_guard<std::mutex> lock(impl_->busy);
+  const ThreadCount threads(impl_->options.threads);
+  const LoadedModel& m = impl_->model->loaded;
+  if (!impl_->sentences) impl_->sentences = std::make_unique<document::ModelSentences>(m, impl_->internal);
+  document::FileTranslation t;
+  try {
+    t = document::translate_file(data, *format, std::ref(*impl_->sentences),
+                                 document::document_options(*impl_->sentences, m, options.source_language));
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::other) invalid(e.what());
+    throw;
+  }
+  DocumentTranslation out;
+  out.data = std::move(t.bytes);
+  out.warnings = std::move(t.details.warnings);
+  out.sentences = static_cast<int>(t.details.sentences.size());
+  return out;
+}
+
+std::vector<DetectedLanguage> detect_language(const std::string& text, const std::vector<std::string>& languages) {
+  std::vector<DetectedLanguage> out;
+  for (const auto& d : document::detect_language(text, languages)) out.push_back({d.language, d.confidence});
   return out;
 }
 

@@ -81,6 +81,16 @@ void add_serve_command(CLI::App& app) {
                   "refused, then close the port (a second signal closes it at once)")
       ->capture_default_str()
       ->check(finite_in(0, 3600));
+  sub->add_option("--max-file-bytes", o.limits.max_file_bytes, "largest file /translate_file takes (413 beyond)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
+  sub->add_option("--files-dir", o.files_dir,
+                  "where /translate_file keeps its translations for /download_file (default: a temporary folder, "
+                  "removed when the service stops)");
+  sub->add_option("--files-keep-minutes", o.files_keep_seconds,
+                  "how long a translated file can be downloaded (minutes)")
+      ->transform([](const std::string& v) { return std::to_string(std::stod(v) * 60); })
+      ->check(CLI::PositiveNumber);
   sub->add_option("--page", o.page_file,
                   "serve this HTML file at / instead of the built-in page (to work on the page)");
   sub->callback([args] { run(serve::serve_options(*args)); });

@@ -1,6 +1,9 @@
-// `attn translate`: raw text in (a file or stdin), detokenised text out, one line per line. The
-// work is decode/text_translation.h's; the closing line on stderr decode/translation_summary.h's.
+// `attn translate`: raw text in (a file or stdin), detokenised text out, one line per line; or, with
+// --format (or an input named .html, .md, .docx, .odt), a document translated sentence by sentence
+// in its format. The work is decode/text_translation.h's and document/file_request.h's; the closing
+// line on stderr decode/translation_summary.h's.
 #include <algorithm>
+#include <optional>
 #include <iostream>
 #include <memory>
 
@@ -11,6 +14,7 @@
 #include "decode/model_directory.h"
 #include "decode/text_translation.h"
 #include "decode/translation_summary.h"
+#include "document/file_request.h"
 
 namespace attn::cli {
 namespace {
@@ -22,11 +26,38 @@ struct TranslateArguments {
   int threads = 0;
   bool quiet = false;
   AttentionArguments attention;
+  std::string format;  // "" : by the input's name, else lines
+  std::string language;
 };
+
+// The document format asked for, or by the input file's extension; nullopt: one sentence per line.
+std::optional<document::Format> document_format(const TranslateArguments& args) {
+  if (args.format == "lines") return std::nullopt;
+  if (!args.format.empty()) return document::parse_format(args.format);
+  const auto by_name = document::format_of_path(args.request.input);
+  if (by_name && *by_name != document::Format::text) return by_name;  // a .txt stays one sentence per line
+  return std::nullopt;
+}
+
+void run_document(const TranslateArguments& args, const LoadedModel& loaded, document::Format format) {
+  const TextTranslationRequest& r = args.request;
+  if (r.options.search.n_best > 1 || r.alignment || !args.attention.file.empty())
+    throw Error("--format " + document::format_name(format) +
+                " translates a document: --n-best, --alignment and --attention work one line at a time (--format "
+                "lines)");
+  document::FileRequest f;
+  f.input = r.input, f.output = r.output, f.format = format, f.language = args.language;
+  f.options = r.options, f.shortlist = r.shortlist;
+  const auto totals = document::translate_document_file(loaded, f, std::cin, std::cout);
+  for (const auto& w : totals.warnings) std::cerr << "warning: " << w << "\n";
+  if (args.quiet) return;
+  std::cerr << translation_summary(totals.statistics, totals.sentences, r.options.search);
+}
 
 void run(const TranslateArguments& args) {
   apply_threads(args.threads);
   const LoadedModel loaded = load_model_directory(args.model, args.precision);
+  if (const auto format = document_format(args)) return run_document(args, loaded, *format);
   TextTranslationRequest request = args.request;
   request.attention = args.attention.file;
   if (const auto selection = args.attention.requested()) request.options.attention = *selection;
@@ -45,7 +76,8 @@ void add_translate_command(CLI::App& app) {
   add_precision_option(sub, args->precision);
   TextTranslationRequest& r = args->request;
   TranslateOptions& o = r.options;
-  sub->add_option("-i,--input", r.input, "input text, one sentence per line ('-': stdin)")->capture_default_str();
+  sub->add_option("-i,--input", r.input, "input text, one sentence per line ('-': stdin); or a document (--format)")
+      ->capture_default_str();
   sub->add_option("-o,--output", r.output, "output file, written atomically ('-': stdout)")->capture_default_str();
   SearchOptions& s = o.search;
   sub->add_option("-b,--beam", s.beam_size, "beam size (1: greedy)")->capture_default_str()->check(CLI::Range(1, 1000));
@@ -72,6 +104,14 @@ void add_translate_command(CLI::App& app) {
                   "candidates per source piece taken from --shortlist (at most what it was built with)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
+  sub->add_option("--format", args->format,
+                  "lines (one sentence per line, the default), or a document translated sentence by sentence in its "
+                  "layout: text (paragraphs), html, markdown, docx, odt (default for inputs named .html, .htm, .md, "
+                  ".docx, .odt: that format)")
+      ->check(CLI::IsMember({"lines", "text", "txt", "html", "htm", "markdown", "md", "docx", "odt"}));
+  sub->add_option("--source-lang", args->language,
+                  "the source language's sentence rules for --format (ISO 639-1; default: the model's source "
+                  "language)");
   add_threads_option(sub, args->threads);
   sub->add_flag("-q,--quiet", args->quiet, "no throughput line on stderr");
   add_attention_options(sub, args->attention);

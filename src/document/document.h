@@ -29,6 +29,9 @@ struct Span {
   std::size_t begin = 0, end = 0;  // bytes of Segment::text
   std::string open, close;         // as written in the source (the reader keeps the original markup)
   int parent = -1;                 // the innermost element it sits in (an index into Segment::spans), -1: none
+  // An empty element that separates the words on either side as a space would (<br>, <img>, a
+  // .docx tab or break), where the text has no space: "Tab<w:tab/>here" is two words, not one.
+  bool breaks_words = false;
 };
 
 // How a format's text is written: HTML and XML escape &, < and > (and HTML's non-breaking space

@@ -232,8 +232,9 @@ class ParagraphReader {
       }
       const std::string markup(p_.bytes(n));
       const std::size_t at = segment_.text.size();
-      push({Span::Kind::empty_element, at, at,
-            where < 0 ? f.run_open + markup + f.run_close : f.t_close + markup + f.t_open, "", where});
+      const int span = push({Span::Kind::empty_element, at, at,
+                             where < 0 ? f.run_open + markup + f.run_close : f.t_close + markup + f.t_open, "", where});
+      segment_.spans[static_cast<std::size_t>(span)].breaks_words = w(n, "tab") || w(n, "br") || w(n, "cr");
     }
   }
 };

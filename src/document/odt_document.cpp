@@ -74,6 +74,8 @@ class ParagraphReader {
         segment_.spans[static_cast<std::size_t>(span)].end = segment_.text.size();
       } else {
         segment_.spans.push_back({Span::Kind::empty_element, at, at, std::string(p_.bytes(n)), "", parent});
+        segment_.spans.back().breaks_words =
+            p_.is(n, kText, "s") || p_.is(n, kText, "tab") || p_.is(n, kText, "line-break");
       }
     }
   }

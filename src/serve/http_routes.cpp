@@ -33,6 +33,51 @@ void libre_translate(RouteContext& c, const Request& req, Response& res) {
   send_json(res, 200, c.service.libre_translate(body));
 }
 
+void detect(RouteContext& c, const Request& req, Response& res) {
+  const json body = libre_body(req);
+  check_key(c, req, body);
+  send_json(res, 200, c.service.detect(body));
+}
+
+// LibreTranslate's form: the file in "file" (with its name), source and target beside it.
+void translate_file(RouteContext& c, const Request& req, Response& res) {
+  if (!req.is_multipart_form_data()) throw ApiError(400, "Invalid request: send the file as multipart/form-data");
+  if (!req.has_file("file")) throw ApiError(400, "Invalid request: missing file parameter");
+  json fields = json::object();
+  for (const char* key : {"source", "target", "api_key"}) {
+    if (req.has_file(key))
+      fields[key] = req.get_file_value(key).content;
+    else if (req.has_param(key))
+      fields[key] = req.get_param_value(key);
+  }
+  check_key(c, req, fields);
+  const auto& file = req.get_file_value("file");
+  const std::string host = req.get_header_value("Host");
+  const std::string root = "http://" + (host.empty() ? std::string("127.0.0.1") : host) + "/";
+  send_json(res, 200, c.service.translate_file(file.content, file.filename, fields, root));
+}
+
+std::string content_type_of(const std::string& name) {
+  const auto ends = [&](const char* e) {
+    const std::string x = e;
+    return name.size() >= x.size() && name.compare(name.size() - x.size(), x.size(), x) == 0;
+  };
+  if (ends(".html") || ends(".htm")) return "text/html; charset=utf-8";
+  if (ends(".md")) return "text/markdown; charset=utf-8";
+  if (ends(".txt")) return "text/plain; charset=utf-8";
+  if (ends(".docx")) return "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+  if (ends(".odt")) return "application/vnd.oasis.opendocument.text";
+  return "application/octet-stream";
+}
+
+void download_file(RouteContext& c, const Request& req, Response& res) {
+  const std::string name = req.matches.size() > 1 ? req.matches[1].str() : "";
+  const std::string bytes = c.service.download_file(name);
+  // The upload's own name, without the random part before it.
+  res.set_header("Content-Disposition", "attachment; filename=\"" + name.substr(name.find('.') + 1) + "\"");
+  res.set_content(bytes, content_type_of(name));
+}
+
 void languages(RouteContext& c, const Request&, Response& res) { send_json(res, 200, c.service.languages()); }
 
 void frontend_settings(RouteContext& c, const Request&, Response& res) {
@@ -81,6 +126,9 @@ void page(RouteContext& c, const Request&, Response& res) {
 
 const std::vector<Route>& routes() {
   static const std::vector<Route> table{{true, "/translate", libre_translate},
+                                        {true, "/detect", detect},
+                                        {true, "/translate_file", translate_file},
+                                        {false, "/download_file", download_file, R"(/download_file/([^/]+))"},
                                         {false, "/languages", languages},
                                         {false, "/frontend/settings", frontend_settings},
                                         {true, "/v1/translate", v1_translate},
@@ -95,6 +143,7 @@ const std::vector<Route>& routes() {
 std::string metric_path(const std::string& path) {
   const auto& table = routes();
   const bool known = std::any_of(table.begin(), table.end(), [&](const Route& r) { return path == r.path; });
+  if (path.rfind("/download_file/", 0) == 0) return "/download_file";
   return known ? path : "other";
 }
 

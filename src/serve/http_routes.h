@@ -27,6 +27,7 @@ struct Route {
   bool post;  // POST, else GET
   const char* path;
   RouteHandler handle;
+  const char* pattern = nullptr;  // a regular expression the path must match, where it is not `path` itself
 };
 
 // Every route, in the order they are registered.

@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <algorithm>
 #include <chrono>
 
 #include "core/error.h"
@@ -33,7 +34,9 @@ void HttpServer::configure() {
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
     listen_socket_ = sock;
   });
-  s.set_payload_max_length(o.limits.max_body_bytes);
+  // Uploads to /translate_file may be larger than other bodies: the guard below holds the others
+  // to max_body_bytes.
+  s.set_payload_max_length(std::max(o.limits.max_body_bytes, o.limits.max_file_bytes + (1 << 20)));
   s.set_read_timeout(o.limits.read_timeout_seconds, 0);
   s.set_write_timeout(o.limits.read_timeout_seconds, 0);
   s.set_keep_alive_timeout(o.limits.read_timeout_seconds);
@@ -46,7 +49,11 @@ void HttpServer::add_guards() {
   using HandlerResponse = httplib::Server::HandlerResponse;
   httplib::Server& s = *server_;
   s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    const std::optional<ApiError> refusal = unbounded_body(req);
+    std::optional<ApiError> refusal = unbounded_body(req);
+    const std::size_t limit = req.path == "/translate_file" ? service_.options().limits.max_file_bytes + (1 << 20)
+                                                            : service_.options().limits.max_body_bytes;
+    if (!refusal && req.method == "POST" && req.get_header_value<uint64_t>("Content-Length") > limit)
+      refusal = ApiError(413, "Request Entity Too Large: the body is larger than " + std::to_string(limit) + " bytes");
     if (!refusal) return HandlerResponse::Unhandled;
     send_error(res, refusal->status(), refusal->what());
     service_.metrics().request(metric_path(req.path), res.status, 0);
@@ -77,10 +84,11 @@ void HttpServer::add_routes() {
     const auto handler = [this, &route](const httplib::Request& req, httplib::Response& res) {
       answer(route, req, res);
     };
+    const std::string pattern = route.pattern ? route.pattern : route.path;
     if (route.post)
-      server_->Post(route.path, handler);
+      server_->Post(pattern, handler);
     else
-      server_->Get(route.path, handler);
+      server_->Get(pattern, handler);
   }
   // Browsers ask before a cross-origin POST with a JSON body.
   server_->Options(R"(.*)", [](const httplib::Request&, httplib::Response& res) { res.status = 204; });

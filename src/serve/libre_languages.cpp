@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "document/document_file.h"
+
 namespace attn::serve {
 
 using nlohmann::json;
@@ -37,8 +39,8 @@ json frontend_settings_reply(const std::vector<ModelSpec>& specs, const Limits& 
           {"apiKeys", keys_required},
           {"keyRequired", keys_required},
           {"suggestions", false},
-          {"filesTranslation", false},
-          {"supportedFilesFormat", json::array()},
+          {"filesTranslation", true},
+          {"supportedFilesFormat", document::file_extensions()},
           {"language",
            {{"source", {{"code", first.source}, {"name", language_name(first.source)}}},
             {"target", {{"code", first.target}, {"name", language_name(first.target)}}}}}};

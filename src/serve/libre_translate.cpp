@@ -19,13 +19,12 @@ bool has_language(const std::vector<ModelSpec>& specs, const std::string& code) 
 
 // LibreTranslate's messages for codes that no model reads or writes.
 void check_languages(const std::vector<ModelSpec>& specs, const std::string& source, const std::string& target) {
-  if (source == "auto")
-    throw ApiError(400, "auto is not supported: attn does not detect languages; give the source language code");
-  if (!has_language(specs, source)) throw ApiError(400, source + " is not supported");
+  if (source != "auto" && !has_language(specs, source)) throw ApiError(400, source + " is not supported");
   if (!has_language(specs, target)) throw ApiError(400, target + " is not supported");
 }
 
-// The model from `source` to `target`, or LibreTranslate's message for a pair that none translates.
+}  // namespace
+
 int libre_model(const std::vector<ModelSpec>& specs, const std::string& source, const std::string& target) {
   int model = -1;
   for (std::size_t i = 0; i < specs.size(); ++i)
@@ -36,7 +35,19 @@ int libre_model(const std::vector<ModelSpec>& specs, const std::string& source, 
   return model;
 }
 
-}  // namespace
+std::vector<std::string> sources_into(const std::vector<ModelSpec>& specs, const std::string& target) {
+  std::vector<std::string> out;
+  for (const ModelSpec& s : specs)
+    if (s.target == target && std::find(out.begin(), out.end(), s.source) == out.end()) out.push_back(s.source);
+  return out;
+}
+
+std::vector<std::string> served_sources(const std::vector<ModelSpec>& specs) {
+  std::vector<std::string> out;
+  for (const ModelSpec& s : specs)
+    if (std::find(out.begin(), out.end(), s.source) == out.end()) out.push_back(s.source);
+  return out;
+}
 
 LibreRequest read_libre_request(const json& request, const std::vector<ModelSpec>& specs, const Limits& limits) {
   if (!request.is_object()) throw ApiError(400, "Invalid JSON format");
@@ -51,8 +62,19 @@ LibreRequest read_libre_request(const json& request, const std::vector<ModelSpec
   const std::string* target = string_field(request, "target");
   check_languages(specs, *source, *target);
   const std::string* format = string_field(request, "format");
-  if (format && !format->empty() && *format != "text") throw ApiError(400, *format + " format is not supported");
-  r.model = libre_model(specs, *source, *target);
+  if (format && !format->empty()) {
+    if (*format != "text" && *format != "html") throw ApiError(400, *format + " format is not supported");
+    r.format = *format;
+  }
+  r.target = *target;
+  if (*source == "auto") {
+    if (sources_into(specs, *target).empty())
+      throw ApiError(400, language_name(*target) + " (" + *target + ") is not available as a target language");
+    r.detect = true;
+    r.model = -1;
+  } else {
+    r.model = libre_model(specs, *source, *target);
+  }
   r.alternatives = integer_field(request, "alternatives", 0, 0, 16);
   return r;
 }

@@ -14,8 +14,11 @@ namespace attn::serve {
 struct LibreRequest {
   std::vector<std::string> texts;
   bool several = false;  // q was an array: the reply holds arrays too
-  int model = 0;         // index into the specs served
-  int alternatives = 0;  // translations besides the best, per text
+  int model = 0;         // index into the specs served; -1 with source "auto"
+  bool detect = false;   // source "auto": each text's language is detected among the served sources
+  std::string target;
+  std::string format = "text";  // "text" (paragraphs and sentences) or "html"
+  int alternatives = 0;         // translations besides the best, per text
 };
 
 // Checks a /translate body (JSON, or a form read as JSON) against the models served and the
@@ -23,7 +26,16 @@ struct LibreRequest {
 LibreRequest read_libre_request(const nlohmann::json& request, const std::vector<ModelSpec>& specs,
                                 const Limits& limits);
 
-// Each line of a text is a sentence (LibreTranslate's clients send paragraphs); the lines'
+// The model from `source` to `target`, or LibreTranslate's message for a pair that none translates.
+int libre_model(const std::vector<ModelSpec>& specs, const std::string& source, const std::string& target);
+
+// The sources served into `target`: the languages "auto" chooses among.
+std::vector<std::string> sources_into(const std::vector<ModelSpec>& specs, const std::string& target);
+
+// Every source language served (those /detect answers with).
+std::vector<std::string> served_sources(const std::vector<ModelSpec>& specs);
+
+// With alternatives, each line of a text is a sentence (LibreTranslate's clients send paragraphs); the lines'
 // translations are joined again with newlines. A "\r" before a "\n" is dropped.
 struct TextLines {
   std::vector<std::string> lines;

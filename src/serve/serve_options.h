@@ -32,12 +32,13 @@ struct BatchOptions {
 };
 
 struct Limits {
-  std::size_t max_body_bytes = 1 << 20;  // 413 beyond
-  int max_texts = 128;                   // texts per request; 400 beyond (LibreTranslate's batch limit)
-  int max_chars = 5000;                  // characters per request, all texts together (LibreTranslate's char limit)
-  int max_queue = 4096;                  // sentences waiting; 429 beyond
-  double timeout_seconds = 60;           // a request's wait + translation; 503 beyond
-  int read_timeout_seconds = 5;          // a connection silent this long is closed
+  std::size_t max_body_bytes = 1 << 20;   // 413 beyond
+  int max_texts = 128;                    // texts per request; 400 beyond (LibreTranslate's batch limit)
+  int max_chars = 5000;                   // characters per request, all texts together (LibreTranslate's char limit)
+  int max_queue = 4096;                   // sentences waiting; 429 beyond
+  double timeout_seconds = 60;            // a request's wait + translation; 503 beyond
+  int read_timeout_seconds = 5;           // a connection silent this long is closed
+  std::size_t max_file_bytes = 10 << 20;  // an upload to /translate_file; 413 beyond
 };
 
 struct ServeOptions {
@@ -50,6 +51,10 @@ struct ServeOptions {
   int http_threads = 128;  // connections served at once
   int threads = 0;         // matrix-product threads (0: all cores)
   std::string page_file;   // serve this file as the page instead of the built-in one
+  // /translate_file's translations, kept for /download_file this long in this folder ("": a
+  // temporary folder, removed when the service stops).
+  std::string files_dir;
+  double files_keep_seconds = 600;
   // After SIGTERM/SIGINT, keep listening this long (or until a second signal) with /health at 503
   // "draining" and new work refused with 503, so that a load balancer sees the state and stops
   // sending before the port closes; 0: stop listening at once.

@@ -11,10 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "document/language_detection.h"
 #include "model/model_config.h"
+#include "serve/file_store.h"
 #include "serve/metrics.h"
 #include "serve/serve_options.h"
 #include "serve/translation_queue.h"
+#include "serve/v1_request.h"
 
 namespace attn::serve {
 
@@ -25,12 +28,19 @@ class Service {
   ~Service();
 
   nlohmann::json libre_translate(const nlohmann::json& request);  // POST /translate
-  nlohmann::json languages() const;                               // GET /languages
-  nlohmann::json frontend_settings() const;                       // GET /frontend/settings
-  nlohmann::json translate(const nlohmann::json& request);        // POST /v1/translate
-  nlohmann::json score(const nlohmann::json& request);            // POST /v1/score
-  nlohmann::json models() const;                                  // GET /v1/models
-  nlohmann::json health() const;                                  // GET /health
+  nlohmann::json detect(const nlohmann::json& request);           // POST /detect
+  // POST /translate_file: the upload's bytes and name, the form's other fields (source, target),
+  // and the URL the service is reached at ("http://host:port/"), for translatedFileUrl.
+  nlohmann::json translate_file(const std::string& bytes, const std::string& filename, const nlohmann::json& fields,
+                                const std::string& url_root);
+  // GET /download_file/<name>: the file's bytes; ApiError 404 for a name not kept (or expired).
+  std::string download_file(const std::string& name);
+  nlohmann::json languages() const;                         // GET /languages
+  nlohmann::json frontend_settings() const;                 // GET /frontend/settings
+  nlohmann::json translate(const nlohmann::json& request);  // POST /v1/translate
+  nlohmann::json score(const nlohmann::json& request);      // POST /v1/score
+  nlohmann::json models() const;                            // GET /v1/models
+  nlohmann::json health() const;                            // GET /health
 
   // Throws ApiError when keys are required and `key` is missing (400) or wrong (403).
   void check_api_key(const std::string* key) const;
@@ -48,12 +58,20 @@ class Service {
  private:
   Clock::time_point deadline() const;
   void check_not_draining() const;
+  // Each text's language among `candidates`; ApiError 400 naming what was found otherwise.
+  std::vector<document::DetectedLanguage> detect_texts(const std::vector<std::string>& texts,
+                                                       const std::vector<std::string>& candidates,
+                                                       const std::string& into) const;
+  nlohmann::json translate_documents(const TranslateRequest& r);  // /v1/translate with a format
+  // Texts in `format` ("text" or "html") translated by `model` as documents, in one queue job.
+  std::vector<std::string> translate_texts(int model, const std::vector<std::string>& texts, const std::string& format);
 
   ServeOptions options_;
   std::vector<ServedModel> models_;
   std::vector<ModelConfig> configs_;  // models_[i]'s configuration
   Metrics metrics_;
   std::unique_ptr<TranslationQueue> queue_;
+  std::unique_ptr<FileStore> files_;
   std::atomic<bool> draining_{false};
 };
 

@@ -34,20 +34,22 @@ bool asked(const json& value) { return !(value.is_boolean() && !value.get<bool>(
 void check_translate_keys(const json& request) {
   if (!request.is_object()) invalid_request("the body must be a JSON object");
   static const std::vector<std::string> keys{
-      "model",        "source",       "target",     "q",         "beam",      "alpha",  "n_best",
-      "max_length_a", "max_length_b", "min_length", "attention", "alignment", "api_key"};
+      "model",        "source",       "target",     "q",         "beam",      "alpha",   "n_best",
+      "max_length_a", "max_length_b", "min_length", "attention", "alignment", "api_key", "format"};
   for (const auto& [key, v] : request.items())
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) invalid_request("unknown key \"" + key + "\"");
 }
 
 // q: one text or several, each a single line within the limits.
-std::vector<std::string> translate_texts(const json& request, const Limits& limits) {
+std::vector<std::string> translate_texts(const json& request, const Limits& limits, bool lines) {
   if (!request.contains("q") || request["q"].is_null()) invalid_request("missing q parameter");
   std::vector<std::string> texts = texts_of(request["q"]);
   check_text_limits(texts, limits);
-  for (std::size_t i = 0; i < texts.size(); ++i)
+  for (std::size_t i = 0; lines && i < texts.size(); ++i)
     if (texts[i].find('\n') != std::string::npos)
-      invalid_request("text " + std::to_string(i + 1) + " has several lines: send each line as a text of its own");
+      invalid_request("text " + std::to_string(i + 1) +
+                      " has several lines: send each line as a text of its own, or give a format (text, html, "
+                      "markdown)");
   return texts;
 }
 
@@ -169,7 +171,12 @@ TranslateRequest read_translate_request(const json& request, const std::vector<M
   check_translate_keys(request);
   TranslateRequest r;
   r.model = model_for(request, specs);
-  r.texts = translate_texts(request, limits);
+  if (const std::string* format = string_field(request, "format")) {
+    if (*format != "lines" && *format != "text" && *format != "html" && *format != "markdown")
+      invalid_request("format " + quoted(request["format"]) + " is not one of lines, text, html, markdown");
+    r.format = *format;
+  }
+  r.texts = translate_texts(request, limits, r.format == "lines");
   const ModelConfig& config = configs[static_cast<std::size_t>(r.model)];
   r.job.search = search_options(request);
   const json attention = request.value("attention", json(false));
@@ -181,6 +188,8 @@ TranslateRequest read_translate_request(const json& request, const std::vector<M
     r.job.attention = attention_selection(r.want_attention ? attention : json(true), config);
   }
   if (r.want_alignment) r.alignment = alignment_options(alignment, config, r.job.attention);
+  if (r.format != "lines" && r.job.search.n_best > 1)
+    invalid_request("n_best works one sentence at a time: with format " + r.format + ", n_best must be 1");
   return r;
 }
 

@@ -31,6 +31,9 @@ struct TranslateRequest {
   bool want_attention = false;  // the reply carries the attention of each text
   bool want_alignment = false;  // the reply carries word alignments, made as `alignment` says
   inspect::AlignmentOptions alignment;
+  // "lines" (each text one sentence, the default), or a document format each text is read in and
+  // translated sentence by sentence: "text" (paragraphs), "html", "markdown".
+  std::string format = "lines";
 };
 
 // A /v1/translate body; configs[i] is the configuration of specs[i]'s model.

@@ -1,0 +1,44 @@
+#pragma once
+// A loaded model as the SentenceTranslator of documents: the batch translator of attn translate for
+// plain sentences, and a second one that also keeps the cross-attention of the alignment layer for
+// sentences with markup to place (made on first need).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "decode/model_directory.h"
+#include "decode/translator.h"
+#include "document/document_translation.h"
+#include "inspect/word_alignment.h"
+
+namespace attn::document {
+
+class ModelSentences {
+ public:
+  // `options` as attn translate's (n_best is taken as 1); the alignment reads the default layer's
+  // mean of heads (docs/alignment.md).
+  ModelSentences(const LoadedModel& model, TranslateOptions options);
+  ~ModelSentences();
+
+  std::vector<SentenceTranslation> operator()(const std::vector<std::string>& sentences, bool alignment);
+  // Tokens of a text as the model reads it, and the most it reads (longer inputs are cropped).
+  int count_tokens(std::string_view text) const;
+  int max_input_tokens() const;
+  // Totals of every call so far.
+  const TranslateStatistics& statistics() const { return totals_; }
+
+ private:
+  const LoadedModel& model_;
+  TranslateOptions options_;
+  BatchTranslator plain_;
+  std::unique_ptr<BatchTranslator> aligned_;
+  inspect::AlignmentOptions align_;
+  TranslateStatistics totals_;
+};
+
+// The DocumentOptions that go with a model: its source language's sentence rules (unless
+// `language` names one), sentences cut at its input limit.
+DocumentOptions document_options(const ModelSentences& sentences, const LoadedModel& model,
+                                 const std::string& language);
+
+}  // namespace attn::document
