@@ -599,6 +599,9 @@ try {
 }
 const timer = setTimeout(() => fail('the test took more than ' + opts.timeout + ' s'), opts.timeout * 1000);
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => fail('interrupted (' + sig + ')'));
+// An error thrown in an event handler must not leave the server running.
+process.on('uncaughtException', (err) => fail('uncaught: ' + (err && err.stack ? err.stack : err)));
+process.on('unhandledRejection', (err) => fail('unhandled rejection: ' + (err && err.stack ? err.stack : err)));
 run(opts).then(() => {
   clearTimeout(timer);
   cleanUp();
