@@ -10,7 +10,7 @@ namespace attn {
 
 std::vector<ForcedDecoding> force_decode(Transformer& model, const std::vector<std::vector<std::int32_t>>& src,
                                          const std::vector<std::vector<std::int32_t>>& tgt, int batch_sentences,
-                                         const AttentionSelection* attention) {
+                                         const AttentionSelection* attention, bool scores) {
   ATTN_CHECK(src.size() == tgt.size(), "force_decode: as many targets as sources");
   ATTN_CHECK(batch_sentences > 0, "force_decode: batch_sentences > 0");
   std::unique_ptr<AttentionRecorder> recorder;
@@ -27,10 +27,14 @@ std::vector<ForcedDecoding> force_decode(Transformer& model, const std::vector<s
     const PaddedBatch padded =
         pad_batch(std::span(src).subspan(start, end - start), std::span(tgt).subspan(start, end - start));
     if (recorder) recorder->clear();
-    const auto log_probs = model.sentence_log_probs(padded.view(), recorder.get());
+    std::vector<double> log_probs(static_cast<std::size_t>(B), 0.0);
+    if (scores)
+      log_probs = model.sentence_log_probs(padded.view(), recorder.get());
+    else
+      model.attend(padded.view(), recorder.get());
     for (int b = 0; b < B; ++b) {
       ForcedDecoding& r = out[start + b];
-      r.log_prob = log_probs[b];
+      r.log_prob = log_probs[static_cast<std::size_t>(b)];
       r.target_tokens = padded.tgt_lengths[static_cast<std::size_t>(b)];
       if (recorder) r.attention = recorder->forced(b, padded.src_lengths[static_cast<std::size_t>(b)], r.target_tokens);
     }

@@ -19,8 +19,9 @@ struct ForcedDecoding {
 
 // sources, targets: ids without EOS, each at most the model's max_positions - 1 (callers check and
 // name the file and line). batch_sentences > 0.
+// scores false: the attention alone (log_prob stays 0), without the output layer.
 std::vector<ForcedDecoding> force_decode(Transformer& model, const std::vector<std::vector<std::int32_t>>& sources,
                                          const std::vector<std::vector<std::int32_t>>& targets, int batch_sentences,
-                                         const AttentionSelection* attention = nullptr);
+                                         const AttentionSelection* attention = nullptr, bool scores = true);
 
 }  // namespace attn

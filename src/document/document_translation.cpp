@@ -190,18 +190,19 @@ DocumentTranslation translate_document(const Document& document, const SentenceT
       jobs.back().prepared.cut = plan.cut[k];
     }
   }
-  // Two batches: units with markup to place need the alignment, the others do not.
+  // One batch; only units with markup to place need their alignment.
   std::vector<SentenceTranslation> translations(jobs.size());
-  for (bool aligned : {false, true}) {
-    std::vector<std::string> batch;
-    std::vector<std::size_t> where;
-    for (std::size_t j = 0; j < jobs.size(); ++j) {
-      const SentenceUnit& u = jobs[j].prepared;
-      if (u.model_text.empty() || u.spans.empty() == aligned) continue;
-      batch.push_back(u.model_text);
-      where.push_back(j);
-    }
-    if (batch.empty()) continue;
+  std::vector<std::string> batch;
+  std::vector<bool> aligned;
+  std::vector<std::size_t> where;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const SentenceUnit& u = jobs[j].prepared;
+    if (u.model_text.empty()) continue;
+    batch.push_back(u.model_text);
+    aligned.push_back(!u.spans.empty());
+    where.push_back(j);
+  }
+  if (!batch.empty()) {
     auto got = translate(batch, aligned);
     if (got.size() != batch.size())
       throw Error("document: the translator returned " + std::to_string(got.size()) + " translations for " +

@@ -26,10 +26,10 @@ struct SentenceTranslation {
   bool cropped = false;                    // the model cut the input (it was over its limit)
 };
 
-// Translates sentences, one result per sentence in order; `alignment`: fill links (needed only for
-// sentences with markup to place).
-using SentenceTranslator =
-    std::function<std::vector<SentenceTranslation>(const std::vector<std::string>& sentences, bool alignment)>;
+// Translates sentences (one batch), one result per sentence in order; alignment[i]: fill sentence
+// i's links (needed only where there is markup to place).
+using SentenceTranslator = std::function<std::vector<SentenceTranslation>(const std::vector<std::string>& sentences,
+                                                                          const std::vector<bool>& alignment)>;
 
 struct DocumentOptions {
   std::string language;         // the source language, for the sentence rules ("en", "es"; "": ICU's root)

@@ -710,6 +710,8 @@ class HtmlReader {
         case Item::Kind::empty:
           if (!item.repair.empty()) warn(item.begin, item.repair);
           s.spans.push_back({Span::Kind::empty_element, s.text.size(), s.text.size(), item.open, "", parent()});
+          // A <br>, an image, an inline <code>…</code> stands between words; a comment or <wbr> does not.
+          s.spans.back().breaks_words = !item.name.empty() && item.name != "wbr";
           span_sources_.push_back(item.begin);
           break;
         case Item::Kind::stray:

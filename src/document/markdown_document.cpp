@@ -1132,8 +1132,9 @@ class InlineParser {
           open_ids.pop_back();
           break;
         case Mark::Kind::empty:
+          // Code spans, images, autolinks and hard breaks stand between words as a word would.
           seg.spans.push_back({mark.id == -2 ? Span::Kind::text : Span::Kind::empty_element, seg.text.size(),
-                               seg.text.size(), markup, "", parent});
+                               seg.text.size(), markup, "", parent, mark.id != -2});
           break;
       }
       at = mark.end;

@@ -2,6 +2,7 @@
 
 #include "decode/attention_export.h"
 #include "decode/attention_records.h"
+#include "decode/forced_decoding.h"
 #include "inspect/attention_record.h"
 
 namespace attn::document {
@@ -31,33 +32,39 @@ int ModelSentences::max_input_tokens() const {
   return options_.max_input_tokens > 0 ? options_.max_input_tokens : model_.model->config().max_positions - 1;
 }
 
-std::vector<SentenceTranslation> ModelSentences::operator()(const std::vector<std::string>& sentences, bool alignment) {
-  BatchTranslator* t = &plain_;
-  if (alignment) {
-    if (!aligned_) {
-      TranslateOptions o = options_;
-      o.export_attention = true;
-      aligned_ = std::make_unique<BatchTranslator>(*model_.model, *model_.vocabulary, o);
-    }
-    t = aligned_.get();
-  }
-  std::vector<BatchTranslation> got = t->translate(sentences);
-  const TranslateStatistics& s = t->statistics();
+std::vector<SentenceTranslation> ModelSentences::operator()(const std::vector<std::string>& sentences,
+                                                            const std::vector<bool>& alignment) {
+  std::vector<BatchTranslation> got = plain_.translate(sentences);
+  const TranslateStatistics& s = plain_.statistics();
   totals_.sentences += s.sentences, totals_.source_tokens += s.source_tokens;
   totals_.target_tokens += s.target_tokens, totals_.seconds += s.seconds;
   totals_.batches += s.batches, totals_.output_rows += s.output_rows;
   std::vector<SentenceTranslation> out(sentences.size());
   for (std::size_t i = 0; i < sentences.size(); ++i) {
-    BatchTranslation& b = got[i];
-    out[i].text = b.text;
-    out[i].cropped = b.cropped;
-    if (alignment && !b.n_best.empty()) {
-      const inspect::AttentionRecord record =
-          translation_record(*model_.vocabulary, static_cast<std::int64_t>(i) + 1, sentences[i], b.text, b.source_ids,
-                             b.n_best, std::move(b.attention));
-      for (const inspect::Link& link : inspect::align_record(record, align_))
-        out[i].links.push_back({link.source, link.target});
+    out[i].text = got[i].text;
+    out[i].cropped = got[i].cropped;
+  }
+  // The alignment of each best translation, from the cross-attention of the model reading it again
+  // (forced decoding): the same weights the search computed for it, at a fraction of what keeping
+  // every beam's attention through the search would cost.
+  std::vector<std::size_t> which;
+  std::vector<std::vector<std::int32_t>> sources, targets;
+  for (std::size_t i = 0; i < sentences.size(); ++i)
+    if (alignment[i] && !got[i].n_best.empty()) {
+      which.push_back(i);
+      sources.push_back(got[i].source_ids);
+      targets.push_back(got[i].n_best.front().tokens);
     }
+  if (which.empty()) return out;
+  std::vector<ForcedDecoding> forced = force_decode(*model_.model, sources, targets, 32, &options_.attention,
+                                                    /*scores=*/false);
+  for (std::size_t k = 0; k < which.size(); ++k) {
+    const std::size_t i = which[k];
+    const inspect::AttentionRecord record =
+        forced_decoding_record(*model_.vocabulary, static_cast<std::int64_t>(i) + 1, sentences[i], out[i].text,
+                               sources[k], targets[k], std::move(forced[k]));
+    for (const inspect::Link& link : inspect::align_record(record, align_))
+      out[i].links.push_back({link.source, link.target});
   }
   return out;
 }

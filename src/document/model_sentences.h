@@ -1,7 +1,7 @@
 #pragma once
-// A loaded model as the SentenceTranslator of documents: the batch translator of attn translate for
-// plain sentences, and a second one that also keeps the cross-attention of the alignment layer for
-// sentences with markup to place (made on first need).
+// A loaded model as the SentenceTranslator of documents: the batch translator of attn translate,
+// and for sentences with markup to place the word alignment of each translation, read off the
+// cross-attention of the alignment layer as the model reads the translation again.
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,7 +20,8 @@ class ModelSentences {
   ModelSentences(const LoadedModel& model, TranslateOptions options);
   ~ModelSentences();
 
-  std::vector<SentenceTranslation> operator()(const std::vector<std::string>& sentences, bool alignment);
+  std::vector<SentenceTranslation> operator()(const std::vector<std::string>& sentences,
+                                              const std::vector<bool>& alignment);
   // Tokens of a text as the model reads it, and the most it reads (longer inputs are cropped).
   int count_tokens(std::string_view text) const;
   int max_input_tokens() const;
@@ -31,7 +32,6 @@ class ModelSentences {
   const LoadedModel& model_;
   TranslateOptions options_;
   BatchTranslator plain_;
-  std::unique_ptr<BatchTranslator> aligned_;
   inspect::AlignmentOptions align_;
   TranslateStatistics totals_;
 };

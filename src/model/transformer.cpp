@@ -416,6 +416,12 @@ std::vector<double> Transformer::sentence_log_probs(const TokenBatch& b, nn::Att
   return out;
 }
 
+void Transformer::attend(const TokenBatch& b, nn::AttentionTap* tap) {
+  workspace_.lay_out(*backend_, config_, b.batch, b.src_len, b.tgt_len, /*backward=*/false);
+  upload(b);
+  forward(b, nn::Dropout{}, tap);
+}
+
 std::vector<float> Transformer::logits(const TokenBatch& b) {
   workspace_.lay_out(*backend_, config_, b.batch, b.src_len, b.tgt_len, /*backward=*/false);
   upload(b);

@@ -68,6 +68,9 @@ class Transformer {
   // log P(target + EOS | source) of each sentence (forced decoding, no smoothing, no dropout).
   // A tap receives every layer's attention weights over the whole padded batch.
   std::vector<double> sentence_log_probs(const TokenBatch& batch, nn::AttentionTap* tap = nullptr);
+  // The same reading without the output layer: only what `tap` receives (the attention of given
+  // pairs, at a fraction of the cost where the vocabulary is large).
+  void attend(const TokenBatch& batch, nn::AttentionTap* tap);
   // Runs the output layer and loss over at most `rows` target rows at a time (0: as many as
   // TrainingWorkspace::kLogitsBlockElements allow). Results do not depend on it; tests use it.
   void set_logits_block_rows(std::int64_t rows) { workspace_.max_logits_rows = rows; }

@@ -277,7 +277,8 @@ nlohmann::json Service::translate_documents(const TranslateRequest& r) {
   as_lines.texts.clear();
   EncodedTexts sources;
   std::vector<SentenceResult> results;
-  const auto translate = [&](const std::vector<std::string>& sentences, bool placing) {
+  const auto translate = [&](const std::vector<std::string>& sentences, const std::vector<bool>& placing_each) {
+    const bool placing = std::find(placing_each.begin(), placing_each.end(), true) != placing_each.end();
     JobOptions job = r.job;
     job.search.n_best = 1;
     if (placing || r.want_attention || r.want_alignment) {
@@ -296,7 +297,7 @@ nlohmann::json Service::translate_documents(const TranslateRequest& r) {
     for (std::size_t i = 0; i < sentences.size(); ++i) {
       out[i].cropped = encoded.cropped[i];
       if (!got[i].n_best.empty()) out[i].text = vocabulary.decode_line(got[i].n_best.front().tokens);
-      if (placing && !got[i].n_best.empty()) {
+      if (placing_each[i] && !got[i].n_best.empty()) {
         const auto record = translation_record(vocabulary, 1, sentences[i], out[i].text, encoded.ids[i], got[i].n_best,
                                                got[i].attention);
         for (const inspect::Link& link : inspect::align_record(record, placement))

@@ -366,3 +366,34 @@ TEST(Api, TrainReportsProgressAndStopsWhenAsked) {
 
 }  // namespace
 }  // namespace attn
+
+namespace attn {
+namespace {
+
+// Documents from the library: what `attn translate --format` writes, byte for byte.
+TEST(Api, DocumentsAreTheCommandLines) {
+  const auto dir = testing::fresh_temp_dir("api_documents");
+  const std::string page = "<p>alpha <b>beta</b> gamma delta</p>\n<p>kappa lambda sigma omega</p>\n";
+  std::ofstream(dir / "page.html") << page;
+  const Model model(kModelDir);
+  Translator translator(model);
+  const DocumentTranslation t = translator.translate_document(page, {"html", ""});
+  EXPECT_EQ(t.data, command_output("translate -q -m " + kModelDir + " -i " + (dir / "page.html").string()));
+  EXPECT_EQ(t.sentences, 2);
+  EXPECT_TRUE(t.warnings.empty());
+  try {
+    translator.translate_document("x", {"pdf", ""});
+    ADD_FAILURE() << "a format that does not exist was taken";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("format \"pdf\""), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(translator.translate_document("\xC3\x28", {"text", ""}), Error);
+  const auto found = detect_language("In the beginning God created the heaven and the earth.", {"en", "es"});
+  ASSERT_FALSE(found.empty());
+  EXPECT_EQ(found[0].language, "en");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace attn

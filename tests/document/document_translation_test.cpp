@@ -31,9 +31,9 @@ std::string upper(std::string s) {
 struct Upper {
   std::vector<std::vector<std::string>> calls;
   std::vector<bool> aligned;
-  std::vector<SentenceTranslation> operator()(const std::vector<std::string>& in, bool alignment) {
+  std::vector<SentenceTranslation> operator()(const std::vector<std::string>& in, const std::vector<bool>& alignment) {
     calls.push_back(in);
-    aligned.push_back(alignment);
+    aligned.push_back(std::find(alignment.begin(), alignment.end(), true) != alignment.end());
     std::vector<SentenceTranslation> out;
     for (const auto& s : in) {
       SentenceTranslation t{upper(s), {}, false};
@@ -46,7 +46,7 @@ struct Upper {
 };
 
 // The words in reverse order: word i is word n - 1 - i.
-std::vector<SentenceTranslation> reverse(const std::vector<std::string>& in, bool) {
+std::vector<SentenceTranslation> reverse(const std::vector<std::string>& in, const std::vector<bool>&) {
   std::vector<SentenceTranslation> out;
   for (const auto& s : in) {
     auto w = words_of(s);
@@ -204,7 +204,7 @@ TEST(DocumentTranslation, EmptyAndWhitespaceSegmentsAreKept) {
 TEST(DocumentTranslation, CroppedSentencesAreReported) {
   Segment s;
   s.text = "One. Two.";
-  const auto crop = [](const std::vector<std::string>& in, bool) {
+  const auto crop = [](const std::vector<std::string>& in, const std::vector<bool>&) {
     std::vector<SentenceTranslation> out;
     for (const auto& x : in) out.push_back({upper(x), {}, x == "Two."});
     return out;
