@@ -49,6 +49,27 @@ try {
   if (a !== expected) fail(`libretranslate gave ${JSON.stringify(a)}, expected ${JSON.stringify(expected)}`);
   else console.log(`libretranslate@1.0.1: ${a}`);
 
+  // libretranslate (npm) without a source: its default, "auto", detected by the server. The text
+  // is English enough for the detector (the served model's own words are not); its translation is
+  // what /v1 gives for the same line.
+  const english = "In the beginning God created the heaven and the earth.";
+  const v1 = await fetch(`${url}/v1/translate`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ model: `${source}-${target}`, q: english }),
+  });
+  const expectedAuto = (await v1.json()).translations[0].text;
+  const auto = await lt.translate({ query: english, target, apiurl: url });
+  if (auto !== expectedAuto)
+    fail(`libretranslate (source auto) gave ${JSON.stringify(auto)}, expected ${JSON.stringify(expectedAuto)}`);
+  else console.log(`libretranslate@1.0.1, source auto: ${auto}`);
+
+  // libretranslate (npm) with format "html": the markup comes back around the translation.
+  const html = await lt.translate({ query: `<p>${text}</p>`, source, target, format: "html", apiurl: url });
+  if (html !== `<p>${expected}</p>`)
+    fail(`libretranslate (html) gave ${JSON.stringify(html)}, expected ${JSON.stringify(`<p>${expected}</p>`)}`);
+  else console.log(`libretranslate@1.0.1, format html: ${html}`);
+
   // translate (npm), its "libre" engine pointed at this server.
   translate.engine = "libre";
   translate.url = `${url}/translate`;
