@@ -29,7 +29,7 @@ install(FILES ${PROJECT_BINARY_DIR}/attnConfig.cmake ${PROJECT_BINARY_DIR}/attnC
 # pkg-config: relocatable (the prefix is found from the .pc file's own folder).
 file(RELATIVE_PATH ATTN_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 
-set(ATTN_PC_REQUIRES_PRIVATE "sentencepiece sword librsvg-2.0 cairo libcrypto")
+set(ATTN_PC_REQUIRES_PRIVATE "sentencepiece sword librsvg-2.0 cairo libcrypto icu-uc icu-i18n gumbo libzip libxml-2.0")
 if(ATTN_MPI)
   string(APPEND ATTN_PC_REQUIRES_PRIVATE " ompi-c")
 endif()

@@ -12,7 +12,7 @@ void check_text(const std::string& bytes, const std::string& what) {
     throw Error(what + ": binary data, not text (a NUL byte at offset " + std::to_string(nul) + ")");
 }
 
-Document read_text(const std::string& text) {
+Document read_text(const std::string& text, bool lines) {
   check_text(text, "the text");
   Document d;
   d.format = "text";
@@ -39,7 +39,7 @@ Document read_text(const std::string& text) {
         break;
       }
       end = nl + 1;
-      if (blank_line_at(end)) {
+      if (lines || blank_line_at(end)) {
         end = nl;
         break;
       }

@@ -104,7 +104,7 @@ std::vector<std::string> Service::translate_texts(int model, const std::vector<s
   std::vector<document::Document> documents;
   try {
     for (const std::string& text : texts)
-      documents.push_back(format == "html" ? document::read_html(text) : document::read_text(text));
+      documents.push_back(format == "html" ? document::read_html(text) : document::read_text(text, /*lines=*/true));
   } catch (const Error& e) {
     throw ApiError(400, std::string("Invalid request: ") + e.what());
   }

@@ -140,9 +140,10 @@ class DocumentsServe : public ::testing::Test {
 ServerProcess* DocumentsServe::server_ = nullptr;
 fs::path* DocumentsServe::files_ = nullptr;
 
-// Paragraphs: each one's sentences translated, blank lines and indentation as they were; a line
-// that goes on in lower case continues its sentence, and its line break comes back inside the
-// translation of the whole sentence.
+// Paragraphs: each one's sentences translated, blank lines and indentation as they were. Through
+// LibreTranslate's route every line is a paragraph (as LibreTranslate's engine reads a text); through
+// /v1's format "text" a line that goes on in lower case continues its sentence, and its line break
+// comes back inside the translation of the whole sentence.
 TEST_F(DocumentsServe, TextComesBackSentenceBySentenceInItsLayout) {
   const std::string a = "alpha beta gamma delta", b = "kappa lambda sigma omega", c = "river stone light theta";
   Reply r = post_json(port(), "/translate", {{"q", a + "\n\n  " + c + "\n"}, {"source", "xx"}, {"target", "yy"}});
@@ -150,7 +151,10 @@ TEST_F(DocumentsServe, TextComesBackSentenceBySentenceInItsLayout) {
   EXPECT_EQ(r.body["translatedText"], translate_line(a) + "\n\n  " + translate_line(c) + "\n");
   r = post_json(port(), "/translate", {{"q", a + "\n" + b}, {"source", "xx"}, {"target", "yy"}});
   ASSERT_EQ(r.status, 200) << r.text;
-  std::string wrapped = r.body["translatedText"];
+  EXPECT_EQ(r.body["translatedText"], translate_line(a) + "\n" + translate_line(b));
+  r = post_json(port(), "/v1/translate", {{"model", "xx-yy"}, {"q", a + "\n" + b}, {"format", "text"}});
+  ASSERT_EQ(r.status, 200) << r.text;
+  std::string wrapped = r.body["translations"][0]["text"];
   ASSERT_EQ(std::count(wrapped.begin(), wrapped.end(), '\n'), 1) << wrapped;
   wrapped[wrapped.find('\n')] = ' ';
   EXPECT_EQ(wrapped, translate_line(a + " " + b));

@@ -107,13 +107,16 @@ TEST(HttpErrors, UnroutedErrorsSayWhatWasAsked) {
 TEST(HttpRoutes, TheDocumentedRoutesAndTheirMetricLabels) {
   std::vector<std::string> posts, gets;
   for (const Route& r : routes()) (r.post ? posts : gets).push_back(r.path);
-  EXPECT_EQ(posts, (std::vector<std::string>{"/translate", "/v1/translate", "/v1/score"}));
-  EXPECT_EQ(gets,
-            (std::vector<std::string>{"/languages", "/frontend/settings", "/v1/models", "/health", "/metrics", "/"}));
+  EXPECT_EQ(posts,
+            (std::vector<std::string>{"/translate", "/detect", "/translate_file", "/v1/translate", "/v1/score"}));
+  EXPECT_EQ(gets, (std::vector<std::string>{"/download_file", "/languages", "/frontend/settings", "/v1/models",
+                                            "/health", "/metrics", "/"}));
   EXPECT_EQ(metric_path("/v1/score"), "/v1/score");
   EXPECT_EQ(metric_path("/"), "/");
   EXPECT_EQ(metric_path("/v1/scores"), "other");
   EXPECT_EQ(metric_path("/translate/"), "other");
+  // Every download counts under one label, whatever file it names.
+  EXPECT_EQ(metric_path("/download_file/0123456789abcdef0123456789abcdef.a.txt"), "/download_file");
 }
 
 }  // namespace

@@ -44,12 +44,15 @@ TEST(LibreRequest, RefusalsUseLibreTranslatesWording) {
             "400 Invalid request: q must be a string or an array of strings");
   EXPECT_EQ(libre_failure({{"q", {"ok", 7}}, {"source", "en"}, {"target", "es"}}),
             "400 Invalid request: q[1] is not a string");
-  EXPECT_EQ(libre_failure({{"q", "x"}, {"source", "auto"}, {"target", "es"}}),
-            "400 auto is not supported: attn does not detect languages; give the source language code");
+  // "auto" is taken (the service detects each text's language): only a target nothing reads into fails.
+  EXPECT_EQ(libre_failure({{"q", "x"}, {"source", "auto"}, {"target", "es"}}), "(no error)");
+  EXPECT_EQ(libre_failure({{"q", "x"}, {"source", "auto"}, {"target", "en"}}),
+            "400 English (en) is not available as a target language");
   EXPECT_EQ(libre_failure({{"q", "x"}, {"source", "it"}, {"target", "es"}}), "400 it is not supported");
   EXPECT_EQ(libre_failure({{"q", "x"}, {"source", "en"}, {"target", "it"}}), "400 it is not supported");
-  EXPECT_EQ(libre_failure({{"q", "x"}, {"source", "en"}, {"target", "es"}, {"format", "html"}}),
-            "400 html format is not supported");
+  EXPECT_EQ(libre_failure({{"q", "x"}, {"source", "en"}, {"target", "es"}, {"format", "html"}}), "(no error)");
+  EXPECT_EQ(libre_failure({{"q", "x"}, {"source", "en"}, {"target", "es"}, {"format", "pdf"}}),
+            "400 pdf format is not supported");
   // Both codes are served, but not as this pair.
   EXPECT_EQ(libre_failure({{"q", "x"}, {"source", "es"}, {"target", "en"}}),
             "400 English (en) is not available as a target language from Spanish (es)");
@@ -121,7 +124,8 @@ TEST(LibreLanguages, FrontendSettingsCarryTheLimitAndTheFirstPair) {
   limits.max_chars = 1234;
   EXPECT_EQ(frontend_settings_reply(specs(), limits, true), json::parse(R"({
       "charLimit": 1234, "frontendTimeout": 500, "apiKeys": true, "keyRequired": true,
-      "suggestions": false, "filesTranslation": false, "supportedFilesFormat": [],
+      "suggestions": false, "filesTranslation": true,
+      "supportedFilesFormat": [".txt", ".html", ".htm", ".md", ".docx", ".odt"],
       "language": {"source": {"code": "en", "name": "English"}, "target": {"code": "es", "name": "Spanish"}}})"));
   EXPECT_FALSE(frontend_settings_reply(specs(), limits, false)["keyRequired"].get<bool>());
 }

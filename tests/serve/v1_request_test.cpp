@@ -99,8 +99,10 @@ TEST(V1Translate, WrongFieldsAreNamed) {
   EXPECT_EQ(translate_failure("text"), "400 Invalid request: the body must be a JSON object");
   EXPECT_EQ(translate_failure(with("beams", 2)), "400 Invalid request: unknown key \"beams\"");
   EXPECT_EQ(translate_failure({{"model", "en-es"}}), "400 Invalid request: missing q parameter");
-  EXPECT_EQ(translate_failure(with("q", "one\ntwo")),
-            "400 Invalid request: text 1 has several lines: send each line as a text of its own");
+  EXPECT_EQ(
+      translate_failure(with("q", "one\ntwo")),
+      "400 Invalid request: text 1 has several lines: send each line as a text of its own, or give a format (text, "
+      "html, markdown)");
   EXPECT_EQ(translate_failure(with("beam", 33)), "400 Invalid request: beam must be an integer from 1 to 32 (got 33)");
   EXPECT_EQ(translate_failure(with("beam", 2.5)),
             "400 Invalid request: beam must be an integer from 1 to 32 (got 2.5)");
