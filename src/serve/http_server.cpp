@@ -34,8 +34,9 @@ void HttpServer::configure() {
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
     listen_socket_ = sock;
   });
-  // Uploads to /translate_file may be larger than other bodies: the guard below holds the others
-  // to max_body_bytes.
+  // Uploads to /translate_file may be larger than other bodies: answer() holds the others to
+  // max_body_bytes once their body is read (refused before, a client still sending would find the
+  // connection closed under it).
   s.set_payload_max_length(std::max(o.limits.max_body_bytes, o.limits.max_file_bytes + (1 << 20)));
   s.set_read_timeout(o.limits.read_timeout_seconds, 0);
   s.set_write_timeout(o.limits.read_timeout_seconds, 0);
@@ -49,11 +50,7 @@ void HttpServer::add_guards() {
   using HandlerResponse = httplib::Server::HandlerResponse;
   httplib::Server& s = *server_;
   s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    std::optional<ApiError> refusal = unbounded_body(req);
-    const std::size_t limit = req.path == "/translate_file" ? service_.options().limits.max_file_bytes + (1 << 20)
-                                                            : service_.options().limits.max_body_bytes;
-    if (!refusal && req.method == "POST" && req.get_header_value<uint64_t>("Content-Length") > limit)
-      refusal = ApiError(413, "Request Entity Too Large: the body is larger than " + std::to_string(limit) + " bytes");
+    const std::optional<ApiError> refusal = unbounded_body(req);
     if (!refusal) return HandlerResponse::Unhandled;
     send_error(res, refusal->status(), refusal->what());
     service_.metrics().request(metric_path(req.path), res.status, 0);
@@ -98,6 +95,9 @@ void HttpServer::answer(const Route& route, const httplib::Request& req, httplib
   const auto t0 = std::chrono::steady_clock::now();
   ++in_flight_;
   try {
+    const std::size_t limit = service_.options().limits.max_body_bytes;
+    if (std::string_view(route.path) != "/translate_file" && req.body.size() > limit)
+      throw ApiError(413, "Request Entity Too Large: the body is larger than " + std::to_string(limit) + " bytes");
     RouteContext context{service_, in_flight_};
     route.handle(context, req, res);
   } catch (const ApiError& e) {
