@@ -113,7 +113,12 @@ void libre_translate(const httplib::Request& req, httplib::Response& res) {
   (void)attn::serve::api_key_of(req, body);
   const auto r = attn::serve::read_libre_request(body, served().specs, served().limits);
   check_texts(r.texts);
-  check_model(r.model);
+  // source "auto": the model is chosen per text once its language is detected.
+  if (r.detect)
+    FUZZ_CHECK(r.model == -1, "model " + std::to_string(r.model) + " with source auto");
+  else
+    check_model(r.model);
+  FUZZ_CHECK(r.format == "text" || r.format == "html", "format " + r.format);
   FUZZ_CHECK(r.alternatives >= 0, "alternatives " + std::to_string(r.alternatives));
   const auto lines = attn::serve::split_lines(r.texts);
   FUZZ_CHECK(lines.first_line.size() == r.texts.size() + 1 && lines.first_line.back() == lines.lines.size(),
