@@ -1,29 +1,12 @@
 #include "document/document.h"
 
 #include "core/error.h"
+#include "core/xml_escape.h"
 
 namespace attn::document {
 
 std::string escape_text(const std::string& text, Escape escape) {
-  if (escape == Escape::none) return text;
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return escape == Escape::none ? text : xml_escape(text, /*quotes=*/false);
 }
 
 void check_segment(const Segment& s, std::size_t index) {

@@ -4,17 +4,14 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "core/number_format.h"
 #include "inspect/attention_record.h"
 
 namespace attn::inspect {
 
 namespace {
 
-std::string percent(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.2f", 100 * x);
-  return buffer;
-}
+std::string percent(double x) { return format_fixed(100 * x, 2); }
 
 nlohmann::ordered_json score_json(const AlignmentScore& s) {
   return {{"precision", 100 * s.precision()},

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <set>
 
+#include "core/number_format.h"
 #include "core/error.h"
 #include "core/utf8.h"
 #include "inspect/attention_svg_internal.h"
@@ -14,9 +15,7 @@ namespace attn::inspect {
 namespace svg_detail {
 
 std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  std::string s = buf;
+  std::string s = format_fixed(v, 1);
   if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
   return s == "-0" ? "0" : s;
 }
@@ -92,33 +91,6 @@ const std::vector<std::string>& head_palette() {
   static const std::vector<std::string> palette{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                                                 "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
   return palette;
-}
-
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
 }
 
 std::string display_piece(std::string_view piece) {

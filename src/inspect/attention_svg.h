@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "inspect/attention_record.h"
+#include "core/xml_escape.h"
 
 namespace attn::inspect {
 
@@ -40,9 +41,6 @@ std::string hex_color(Rgb color);
 // entry h % size. The mean over heads is drawn in kMeanColor.
 const std::vector<std::string>& head_palette();
 inline constexpr std::string_view kMeanColor = "#333333";
-
-// & < > " ' as XML entities; everything else (UTF-8 included) unchanged.
-std::string xml_escape(std::string_view text);
 
 // How a piece is labelled: the word-start mark "▁" is dropped ("▁In" -> "In"), a piece that goes
 // on a word gets a leading "·" ("ning" -> "·ning"), "<s>", "</s>" and any other "<...>" stay as

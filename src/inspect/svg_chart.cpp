@@ -7,8 +7,15 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/xml_escape.h"
 
 namespace attn::inspect {
+
+const std::vector<std::string>& chart_palette() {
+  static const std::vector<std::string> palette{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                                "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+  return palette;
+}
 namespace {
 
 struct Range {
@@ -43,21 +50,6 @@ std::string fmt(double v) {
   else
     std::snprintf(buf, sizeof buf, "%g", std::round(v * 1000) / 1000);
   return buf;
-}
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else if (c == '&')
-      out += "&amp;";
-    else
-      out += c;
-  }
-  return out;
 }
 
 }  // namespace
@@ -159,7 +151,7 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
                 o.width, o.height);
   svg += buf;
   std::snprintf(buf, sizeof buf, "<text x=\"%g\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">%s</text>\n",
-                o.width / 2.0, escape(o.title).c_str());
+                o.width / 2.0, xml_escape(o.title).c_str());
   svg += buf;
   // Grid and ticks.
   const double xs = o.log2_x || categories > 0 ? 1.0 : tick_step(x, 6), ls = tick_step(left, 5);
@@ -169,7 +161,7 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
     std::snprintf(buf, sizeof buf,
                   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-                  sx(v), mt, sx(v), mt + ph, sx(v), mt + ph + 16, escape(label).c_str());
+                  sx(v), mt, sx(v), mt + ph, sx(v), mt + ph + 16, xml_escape(label).c_str());
     svg += buf;
   }
   for (double v = left.lo; v <= left.hi + ls * 1e-6; v += ls) {
@@ -188,15 +180,15 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
     }
     std::snprintf(buf, sizeof buf,
                   "<text transform=\"translate(%.1f,%.1f) rotate(90)\" text-anchor=\"middle\">%s</text>\n",
-                  o.width - 18.0, mt + ph / 2, escape(o.right_label).c_str());
+                  o.width - 18.0, mt + ph / 2, xml_escape(o.right_label).c_str());
     svg += buf;
   }
   std::snprintf(buf, sizeof buf,
                 "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#444\"/>\n"
                 "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n"
                 "<text transform=\"translate(18,%.1f) rotate(-90)\" text-anchor=\"middle\">%s</text>\n",
-                ml, mt, pw, ph, ml + pw / 2, o.height - 12.0, escape(o.x_label).c_str(), mt + ph / 2,
-                escape(o.left_label).c_str());
+                ml, mt, pw, ph, ml + pw / 2, o.height - 12.0, xml_escape(o.x_label).c_str(), mt + ph / 2,
+                xml_escape(o.left_label).c_str());
   svg += buf;
   // Series and legend.
   double ly = ly0 + 14;
@@ -238,7 +230,7 @@ std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOp
       circle(lx + 12.5, ly - 4);
     }
     std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", lx + 30, ly,
-                  escape(legend_label(s)).c_str());
+                  xml_escape(legend_label(s)).c_str());
     svg += buf;
     ly += 18;
   }

@@ -25,6 +25,10 @@ struct ChartOptions {
   std::vector<std::string> x_categories{};
 };
 
+// The series colours of every chart (a run's learning curve, a sweep's and Table 3's charts): blue,
+// red, green, then seven more (d3's category10 in that order); series i takes entry i % size.
+const std::vector<std::string>& chart_palette();
+
 std::string svg_line_chart(const std::vector<ChartSeries>& series, const ChartOptions& options);
 
 }  // namespace attn::inspect

@@ -7,6 +7,7 @@
 #include <ostream>
 #include <string>
 
+#include "core/blocked_signals.h"
 #include "serve/http_server.h"
 #include "serve/service.h"
 
@@ -17,7 +18,7 @@ class StopSignals {
   // Blocks SIGTERM and SIGINT in the calling thread. Threads started after it (the service's
   // worker, the HTTP server's) inherit the mask and never see them: only serve()'s waiter does.
   // Construct it before the Service.
-  StopSignals();
+  StopSignals() = default;
 
   // Runs http.serve() until a signal, then stops as the header says, telling `log` what it does,
   // and drains the service. Throws Error if the server stops listening on its own (`host` and
@@ -26,7 +27,7 @@ class StopSignals {
              std::ostream& log);
 
  private:
-  sigset_t signals_;
+  BlockedSignals signals_{SIGTERM, SIGINT};
 };
 
 }  // namespace attn::serve

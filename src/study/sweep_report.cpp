@@ -189,13 +189,13 @@ std::vector<SweepPointSummary> summarize(const SweepPlan& plan, const std::map<s
   return out;
 }
 
-SweepReportText sweep_report(const SweepPlan& plan, const std::map<std::string, SweepRunResult>& results,
-                             const std::string& setup) {
-  using Status = SweepRunResult::Status;
-  SweepReportText out;
+namespace {
+
+using Status = SweepRunResult::Status;
+
+// The title, the setup and what every run did: its budget, the dev verses scored and how.
+void write_setup(std::ostream& md, const SweepPlan& plan, const std::string& setup) {
   const auto& decodings = plan.scoring.decodings;
-  const std::string first = decodings.front().label();
-  std::ostringstream md;
   md << "# " << (plan.title.empty() ? "Sweep" : plan.title) << "\n\n";
   if (!setup.empty()) md << setup << "\n";
   std::string own;  // the variants with a budget of their own
@@ -217,8 +217,10 @@ SweepReportText sweep_report(const SweepPlan& plan, const std::map<std::string, 
              : std::string("the last model"))
      << ". Settings are ranked by their mean dev BLEU (beam " << decodings.front().beam << ", α "
      << decodings.front().alpha_text() << ") over seeds.\n\n";
+}
 
-  // The settings, best first.
+// The settings ranked by their mean dev BLEU over seeds, and the seed spread that tells them apart.
+void write_ranking(std::ostream& md, const SweepPlan& plan, const std::map<std::string, SweepRunResult>& results) {
   auto points = summarize(plan, results);
   std::vector<const SweepPointSummary*> ranked;
   for (const auto& p : points) ranked.push_back(&p);
@@ -249,8 +251,11 @@ SweepReportText sweep_report(const SweepPlan& plan, const std::map<std::string, 
        << "; settings closer than that are not told apart.\n";
   else
     md << "\nNo setting has two finished seeds: the seed spread is not measured.\n";
+}
 
-  // Every run.
+// One row per run (its values, size, updates, speed and scores), then the runs that diverged.
+void write_runs(std::ostream& md, const SweepPlan& plan, const std::map<std::string, SweepRunResult>& results) {
+  const auto& decodings = plan.scoring.decodings;
   md << "\n## Every run\n\n| run |";
   for (const auto& k : plan.knobs) md << " " << k << " |";
   md << " seed | parameters | updates | minutes | tokens/s | dev PPL |";
@@ -296,12 +301,15 @@ SweepReportText sweep_report(const SweepPlan& plan, const std::map<std::string, 
     md << "\nDiverged (the training stopped; the sweep went on):\n\n";
     for (const auto& d : diverged) md << "- " << d << "\n";
   }
+}
 
-  // One chart per varied key: dev BLEU against its values; a line per setting of the other keys
-  // (mean over seeds), the seeds themselves as circles. Values that are not numbers (variants) are
-  // categories on the x axis, their means points without a line.
-  const std::vector<std::string> colors = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-                                           "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+// One chart per varied key: dev BLEU against its values; a line per setting of the other keys
+// (mean over seeds), the seeds themselves as circles. Values that are not numbers (variants) are
+// categories on the x axis, their means points without a line.
+void write_knob_charts(std::ostream& md, std::map<std::string, std::string>& charts, const SweepPlan& plan,
+                       const std::map<std::string, SweepRunResult>& results) {
+  const std::string first = plan.scoring.decodings.front().label();
+  const std::vector<std::string>& colors = inspect::chart_palette();
   if (!plan.knobs.empty()) md << "\n## Dev BLEU against each varied key\n\n";
   for (const auto& knob : plan.knobs) {
     std::vector<Json> values;  // in plan order
@@ -364,9 +372,21 @@ SweepReportText sweep_report(const SweepPlan& plan, const std::map<std::string, 
       for (const auto& v : values) o.x_categories.push_back(value_text(v));
     }
     const std::string file = "knob-" + knob + ".svg";
-    out.charts[file] = inspect::svg_line_chart(series, o);
+    charts[file] = inspect::svg_line_chart(series, o);
     md << "![dev BLEU against " << knob << "](knob-" << knob << ".png)\n\n";
   }
+}
+
+}  // namespace
+
+SweepReportText sweep_report(const SweepPlan& plan, const std::map<std::string, SweepRunResult>& results,
+                             const std::string& setup) {
+  std::ostringstream md;
+  write_setup(md, plan, setup);
+  write_ranking(md, plan, results);
+  write_runs(md, plan, results);
+  SweepReportText out;
+  write_knob_charts(md, out.charts, plan, results);
   out.markdown = md.str();
   return out;
 }

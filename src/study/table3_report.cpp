@@ -179,12 +179,10 @@ std::vector<TrendVerdict> trend_verdicts(const Table3Results& r) {
   return v;
 }
 
-Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale, const Table3Training& training,
-                               const std::string& setup) {
-  Table3ReportText out;
-  const ModelConfig base = scaled(table3_row("base").model, scale);
-  std::ostringstream md;
-  md << "# The paper's Table 3 at small scale\n\n" << setup << "\n";
+namespace {
+
+// Every run beside the paper's row: what it changes, its size, dev scores, pace and machine.
+void write_results(std::ostream& md, const Table3Results& r, const Table3Scale& scale, const ModelConfig& base) {
   md << "## Results\n\n"
      << "Dev perplexity is per subword of our " << scale.vocab_size
      << "-piece BPE vocabulary and dev BLEU is on our dev verses; the paper's are per wordpiece of its 37000-token "
@@ -238,6 +236,10 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
       md << (m ? "; " : "Machines: ") << "M" << m + 1 << " " << machines[m];
     md << ".\n";
   }
+}
+
+// The rows trained with two seeds, and the spread they give as the yardstick of every verdict.
+void write_spread(std::ostream& md, const Table3Results& r) {
   const double spread = seed_spread(r);
   md << "\n## Run-to-run spread\n\n";
   bool any = false;
@@ -261,8 +263,11 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
     md << "No row has run with a second seed yet: differences between rows cannot be told from noise.\n";
   const double bleu_spread = seed_spread_bleu(r);
   if (any) md << "The BLEU spread, the same way: " << format_fixed(bleu_spread, 2) << " points.\n";
-  // Has base learnt? The study's own test of its scale (docs/table3.md): dev BLEU >= 25 and a dev
-  // perplexity that moved by less than 3% over the last quarter of its updates.
+}
+
+// Has base learnt? The study's own test of its scale (docs/table3.md): dev BLEU >= 25 and a dev
+// perplexity that moved by less than 3% over the last quarter of its updates.
+void write_base_learnt(std::ostream& md, const Table3Results& r) {
   if (auto b = r.results.find("base"); b != r.results.end()) {
     const auto change = last_quarter_change(b->second);
     md << "\n## Has base learnt?\n\nBase ends at dev BLEU " << format_fixed(b->second.dev_bleu, 2)
@@ -274,6 +279,10 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
       md << "; its learning curve has no validation at three quarters of its updates to tell how much it still "
             "moves.\n";
   }
+}
+
+// A verdict on each of the paper's trends, read three ways.
+void write_trends(std::ostream& md, const Table3Results& r) {
   md << "\n## The paper's trends at this scale\n\nEach finding read three ways: dev perplexity and BLEU at equal "
         "updates (the paper's reading), and dev perplexity at base's training time (a CPU's other fair reading). "
         "*Agrees*: the difference goes the paper's way by more than the seed spread; *disagrees*: the other way by "
@@ -283,8 +292,10 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
   for (const auto& v : trend_verdicts(r))
     md << "| " << v.claim << " | " << v.ppl.evidence << " | " << v.ppl.verdict << " | " << v.bleu.evidence << " | "
        << v.bleu.verdict << " | " << v.equal_time.evidence << " | " << v.equal_time.verdict << " |\n";
+}
 
-  // One chart per group: our dev perplexity against the knob (left axis), the paper's (right, dashed).
+// One chart per group: our dev perplexity against the knob (left axis), the paper's (right, dashed).
+void write_charts(std::ostream& md, std::map<std::string, std::string>& charts_out, const Table3Results& r) {
   struct Knob {
     std::string group, knob, title, x_label;
     bool log2_x;
@@ -297,7 +308,7 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
        {"C", "d_ff", "(C) model size: d_ff", "", false}},
       {{"D", "P_drop", "(D) regularisation: dropout", "", false}, {"D", "eps_ls", "label smoothing", "", false}},
       {{"E", "positions", "(E) positions: 0 sinusoidal, 1 learned", "positions: 0 sinusoidal, 1 learned", false}}};
-  const std::vector<std::string> colors = {"#1f77b4", "#d62728", "#2ca02c"};
+  const std::vector<std::string>& colors = inspect::chart_palette();
   md << "\n## Dev perplexity against each knob\n\nSolid: ours (left axis); dashed: the paper's (right axis); "
         "circles without a line: a second seed.\n\n";
   for (const auto& group : charts) {
@@ -332,9 +343,13 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
       }
     }
     const std::string file = "group-" + g + ".svg";
-    out.charts[file] = inspect::svg_line_chart(series, o);
+    charts_out[file] = inspect::svg_line_chart(series, o);
     md << "![group " << g << "](group-" << g << ".png)\n\n";
   }
+}
+
+// How every run was trained and scored.
+void write_method(std::ostream& md, const Table3Training& training) {
   md << "## How it was run\n\n"
      << "Each run trains for the same number of updates (" << training.steps << ", batches of " << training.batch_tokens
      << " source and " << training.batch_tokens << " target tokens, the paper's learning rate times "
@@ -352,6 +367,22 @@ Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale,
         "Table 3. The study is a sweep (docs/sweep.md); each finished run leaves a record (`runs/<row>.seed<k>/`: its "
         "configuration, machine, pace, training log and dev scores with their signatures), and this report is built "
         "from the records alone.\n";
+}
+
+}  // namespace
+
+Table3ReportText table3_report(const Table3Results& r, const Table3Scale& scale, const Table3Training& training,
+                               const std::string& setup) {
+  Table3ReportText out;
+  const ModelConfig base = scaled(table3_row("base").model, scale);
+  std::ostringstream md;
+  md << "# The paper's Table 3 at small scale\n\n" << setup << "\n";
+  write_results(md, r, scale, base);
+  write_spread(md, r);
+  write_base_learnt(md, r);
+  write_trends(md, r);
+  write_charts(md, out.charts, r);
+  write_method(md, training);
   out.markdown = md.str();
   return out;
 }

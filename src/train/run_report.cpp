@@ -60,9 +60,9 @@ void write_training_section(std::ostream& md, const TrainingLog& log, const std:
 
 std::string learning_curve(const TrainingLog& log) {
   using inspect::ChartSeries;
-  ChartSeries train_loss{"train loss (label-smoothed)", "#1f77b4", false, false, true, {}};
-  ChartSeries dev_ce{"dev cross-entropy", "#d62728", false, false, true, {}};
-  ChartSeries dev_bleu{"dev BLEU (greedy)", "#2ca02c", true, false, true, {}};
+  ChartSeries train_loss{"train loss (label-smoothed)", inspect::chart_palette()[0], false, false, true, {}};
+  ChartSeries dev_ce{"dev cross-entropy", inspect::chart_palette()[1], false, false, true, {}};
+  ChartSeries dev_bleu{"dev BLEU (greedy)", inspect::chart_palette()[2], true, false, true, {}};
   for (const auto& s : log.train) train_loss.points.emplace_back(number(s, "step"), number(s, "loss"));
   for (const auto& v : log.valid) {
     dev_ce.points.emplace_back(number(v, "step"), number(v, "cross_entropy"));

@@ -1,7 +1,5 @@
 #include "train/stop_signals.h"
 
-#include <pthread.h>
-
 #include <cstdlib>
 #include <iostream>
 
@@ -9,21 +7,6 @@ namespace attn {
 namespace {
 
 std::atomic<int> g_stop_signal{0};
-
-const char* signal_name(int s) {
-  switch (s) {
-    case SIGINT:
-      return "SIGINT";
-    case SIGTERM:
-      return "SIGTERM";
-    case SIGUSR1:
-      return "SIGUSR1";
-    case SIGUSR2:
-      return "SIGUSR2";
-    default:
-      return "a signal";
-  }
-}
 
 }  // namespace
 
@@ -37,14 +20,10 @@ void request_stop() {
 void clear_stop_request() { g_stop_signal = 0; }
 
 StopSignals::StopSignals() {
-  sigemptyset(&signals_);
-  for (int s : {SIGINT, SIGTERM, SIGUSR1, SIGUSR2}) sigaddset(&signals_, s);
-  pthread_sigmask(SIG_BLOCK, &signals_, &old_mask_);
   g_stop_signal = 0;
   waiter_ = std::thread([this] {
     while (true) {
-      int s = 0;
-      if (sigwait(&signals_, &s) != 0) continue;
+      const int s = signals_.wait();
       if (done_) return;
       if (g_stop_signal.exchange(s) != 0) {
         std::cerr << "attn: " << signal_name(s) << " again: stopping at once (the last checkpoint is intact)"
@@ -59,9 +38,8 @@ StopSignals::StopSignals() {
 
 StopSignals::~StopSignals() {
   done_ = true;
-  pthread_kill(waiter_.native_handle(), SIGUSR2);  // wakes the waiter, which sees done_
+  signals_.wake(waiter_);  // the waiter sees done_
   waiter_.join();
-  pthread_sigmask(SIG_SETMASK, &old_mask_, nullptr);
 }
 
 }  // namespace attn

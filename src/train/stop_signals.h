@@ -12,6 +12,8 @@
 #include <csignal>
 #include <thread>
 
+#include "core/blocked_signals.h"
+
 namespace attn {
 
 class StopSignals {
@@ -22,7 +24,7 @@ class StopSignals {
   StopSignals& operator=(const StopSignals&) = delete;
 
  private:
-  sigset_t signals_, old_mask_;
+  BlockedSignals signals_{SIGINT, SIGTERM, SIGUSR1, SIGUSR2};  // first: its mask is restored last
   std::atomic<bool> done_{false};
   std::thread waiter_;
 };

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/number_format.h"
 #include "core/error.h"
 #include "core/text_file.h"
 #include "decode/translator.h"
@@ -27,12 +28,11 @@ data::ParallelCorpus load_dev(const TrainOptions& o, const data::Vocabulary& voc
 }  // namespace
 
 std::string ValidationResult::summary() const {
-  char buf[256];
-  int n = std::snprintf(buf, sizeof buf, "loss %.4f | ce %.4f | ppl %.2f", loss, cross_entropy, perplexity);
-  if (bleu) n += std::snprintf(buf + n, sizeof buf - n, " | BLEU %.2f", *bleu);
-  if (chrf) n += std::snprintf(buf + n, sizeof buf - n, " | chrF2 %.2f", *chrf);
-  std::snprintf(buf + n, sizeof buf - n, " | %.1fs", seconds);
-  return buf;
+  std::string s = "loss " + format_fixed(loss, 4) + " | ce " + format_fixed(cross_entropy, 4) + " | ppl " +
+                  format_fixed(perplexity, 2);
+  if (bleu) s += " | BLEU " + format_fixed(*bleu, 2);
+  if (chrf) s += " | chrF2 " + format_fixed(*chrf, 2);
+  return s + " | " + format_fixed(seconds, 1) + "s";
 }
 
 nlohmann::json ValidationResult::to_json() const {
