@@ -1,7 +1,9 @@
 #pragma once
 // One run of `attn train` (train/trainer.h): the class behind Trainer::run, shared by its setup
 // (training_run_setup.cpp) and its loop (trainer.cpp). Not a public header.
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -65,8 +67,18 @@ class Trainer::Run {
 
   bool leader() const { return ranks_.rank() == 0; }
   // Training time so far. ATTN_TEST_FAULTS=minute-per-second: a minute of it passes every second,
-  // so that a test reaches a budget's minute marks in seconds.
+  // so that a test reaches a budget's minute marks in seconds. ATTN_TEST_FAULTS=busy-after-warmup:
+  // no clock but the updates, 1/8 s each of the warmup, 1 s each after it (a machine that became
+  // busy), so that a test knows to the update where a time budget ends.
   double elapsed() const {
+    static const bool by_updates = test_fault("busy-after-warmup");
+    if (by_updates) {
+      const auto seconds = [&](std::int64_t step) {
+        const std::int64_t warm = std::min<std::int64_t>(step, o_.warmup_steps);
+        return 0.125 * static_cast<double>(warm) + static_cast<double>(step - warm);
+      };
+      return start_elapsed_ + seconds(progress_.step) - seconds(first_step_);
+    }
     static const double speedup = test_fault("minute-per-second") ? 60 : 1;
     return start_elapsed_ + speedup * std::chrono::duration<double>(Clock::now() - started_).count();
   }

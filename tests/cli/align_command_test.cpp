@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/run_attn.h"
 #include "common/temp_dir.h"
@@ -65,12 +67,53 @@ class AlignCommand : public ::testing::Test {
   fs::path dir_;
 };
 
-// Two layers: the default layer is the last (1), the default head the mean (of its one head:
-// "the" -> "la", "house" -> "ca"+"sa" summed = 1).
+// Two layers of two heads each, "la casa blanca" (▁la ▁ca sa ▁blanca </s>) → "the white house"
+// (▁the ▁white ▁house </s>). Word-level rows (▁ca + sa summed, </s> dropped) over [la, casa,
+// blanca], each target word linked to its heaviest source word (links source-target, sorted):
+//                    the                white          house
+//   layer 0 head 0:  [1, 0, 0] → la     [0, 1, 0] → casa  [0, 0, 1] → blanca   "0-0 1-1 2-2"
+//   layer 0 head 1:  [0, 0, 1] → blanca [0, 1, 0] → casa  [1, 0, 0] → la       "0-2 1-1 2-0"
+//   layer 0 mean:    [.5, 0, .5] → la   [0, 1, 0] → casa  [.5, 0, .5] → la     "0-0 0-2 1-1"
+//   layer 1 head 0:  [.6, .4, 0] → la   [0, 0, 1] → blanca [0, .4, .6] → blanca "0-0 2-1 2-2"
+//   layer 1 head 1:  [0, .4, .6] → blanca [0, 0, 1] → blanca [.6, .4, 0] → la   "0-2 2-0 2-1"
+//   layer 1 mean:    [.3, .4, .3] → casa [0, 0, 1] → blanca [.3, .4, .3] → casa "1-0 1-2 2-1"
+// The mean of the last layer links "the" and "house" to "casa", which no single head does (nor
+// layer 0's mean, nor the mean of all four heads, "0-0 0-2 1-1"); and only with ▁ca and sa summed
+// (each 0.2 < 0.3) does "casa" win. Record 2, "sí" → "yes": every head "0-0".
+const char* kTwoHeadsInTheLastLayer =
+    R"({"line":1,"source":"la casa blanca","target":"the white house",)"
+    R"("source_pieces":["▁la","▁ca","sa","▁blanca","</s>"],"target_pieces":["▁the","▁white","▁house","</s>"],)"
+    R"("log_prob":-1,"score":-1,"attention":[)"
+    R"({"kind":"cross","layer":0,"head":0,"weights":[[1,0,0,0,0],[0,0.5,0.5,0,0],[0,0,0,1,0],[0,0,0,0,1]]},)"
+    R"({"kind":"cross","layer":0,"head":1,"weights":[[0,0,0,1,0],[0,0.5,0.5,0,0],[1,0,0,0,0],[0,0,0,0,1]]},)"
+    R"({"kind":"cross","layer":1,"head":0,"weights":[[0.6,0.2,0.2,0,0],[0,0,0,1,0],[0,0.2,0.2,0.6,0],[0,0,0,0,1]]},)"
+    R"({"kind":"cross","layer":1,"head":1,"weights":[[0,0.2,0.2,0.6,0],[0,0,0,1,0],[0.6,0.2,0.2,0,0],[0,0,0,0,1]]}]})"
+    "\n"
+    R"({"line":2,"source":"sí","target":"yes","source_pieces":["▁sí","</s>"],"target_pieces":["▁yes","</s>"],)"
+    R"("log_prob":-1,"score":-1,"attention":[{"kind":"cross","layer":0,"head":0,"weights":[[1,0],[0,1]]},)"
+    R"({"kind":"cross","layer":0,"head":1,"weights":[[1,0],[0,1]]},)"
+    R"({"kind":"cross","layer":1,"head":0,"weights":[[1,0],[0,1]]},)"
+    R"({"kind":"cross","layer":1,"head":1,"weights":[[1,0],[0,1]]}]})"
+    "\n";
+
+// No --layer, no --head: the mean of the last layer's heads (worked out above), not a head of its
+// own, nor layer 0. The single heads, asked for, are each what the table says.
 TEST_F(AlignCommand, DefaultsToTheMeanOfTheLastLayer) {
-  const RunResult result = run_attn("align --attention " + path("a.jsonl"));
+  const std::string records = write("two_heads.jsonl", kTwoHeadsInTheLastLayer);
+  RunResult result = run_attn("align --attention " + records);
   EXPECT_EQ(result.exit_code, 0) << result.output;
-  EXPECT_EQ(result.output, "0-0 1-1\n0-0\n");
+  EXPECT_EQ(result.output, "1-0 1-2 2-1\n0-0\n");
+  for (const auto& [choice, links] :
+       std::vector<std::pair<std::string, std::string>>{{"--layer 0 --head 0", "0-0 1-1 2-2"},
+                                                        {"--layer 0 --head 1", "0-2 1-1 2-0"},
+                                                        {"--layer 0", "0-0 0-2 1-1"},
+                                                        {"--layer 1 --head 0", "0-0 2-1 2-2"},
+                                                        {"--layer 1 --head 1", "0-2 2-0 2-1"},
+                                                        {"--layer 1 --head mean", "1-0 1-2 2-1"}}) {
+    result = run_attn("align --attention " + records + " " + choice);
+    EXPECT_EQ(result.exit_code, 0) << choice << ": " << result.output;
+    EXPECT_EQ(result.output, links + "\n0-0\n") << choice;
+  }
 }
 
 TEST_F(AlignCommand, ChosenLayerAndHead) {

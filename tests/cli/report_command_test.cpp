@@ -36,6 +36,12 @@ std::string read(const fs::path& p) {
   return s.str();
 }
 
+// The records are written as the trainer writes them (src/train/trainer.cpp, validation.cpp): a
+// progress record's "loss", "ppl", "lr", "tokens_per_second", "target_tokens", "elapsed_seconds";
+// a validation's "loss" (label-smoothed), "cross_entropy", "ppl", "tokens" (dev tokens), "seconds"
+// (its own duration), "bleu", "best", "elapsed_seconds". Every figure differs from the others, so
+// a report that read a figure under another key (or one the trainer never writes) prints another
+// number, or fails.
 TEST(ReportCommand, TablesCurveAndBestValidationComeFromTheRunFiles) {
   const auto dir = testing::fresh_temp_dir("report");
   write(dir / "train" / "config.json", R"({"d_model": 256})");
@@ -43,11 +49,11 @@ TEST(ReportCommand, TablesCurveAndBestValidationComeFromTheRunFiles) {
       dir / "train" / "train.jsonl",
       R"({"type":"train","step":50,"epoch":1,"loss":8.5,"ppl":4000,"lr":0.0001,"tokens_per_second":3000,"target_tokens":180000,"elapsed_seconds":60})"
       "\n"
-      R"({"type":"valid","step":100,"loss":5.5,"cross_entropy":2.0,"perplexity":7.389,"bleu":12.5,"best":true,"elapsed_seconds":130})"
+      R"({"loss":5.5,"cross_entropy":2.0,"ppl":7.38905609893065,"tokens":1234,"seconds":4.5,"bleu":12.5,"type":"valid","step":100,"best":true,"elapsed_seconds":130})"
       "\n"
       R"({"type":"train","step":100,"epoch":2,"loss":6.0,"ppl":300,"lr":0.0002,"tokens_per_second":5000,"target_tokens":360000,"elapsed_seconds":3725})"
       "\n"
-      R"({"type":"valid","step":150,"loss":5.9,"cross_entropy":2.5,"perplexity":12.18,"bleu":11.0,"best":false,"elapsed_seconds":3800})"
+      R"({"loss":5.9,"cross_entropy":2.5,"ppl":12.182493960703473,"tokens":1234,"seconds":5.5,"bleu":11.0,"type":"valid","step":150,"best":false,"elapsed_seconds":3800})"
       "\n");
   write(
       dir / "scores.json",
@@ -61,8 +67,12 @@ TEST(ReportCommand, TablesCurveAndBestValidationComeFromTheRunFiles) {
   EXPECT_NE(md.find("`nrefs:1|sig`"), std::string::npos) << md;
   EXPECT_NE(md.find("| updates | 100 (2 epochs) |"), std::string::npos) << md;
   EXPECT_NE(md.find("| training time | 1:02:05 |"), std::string::npos) << md;              // 3725 s
+  EXPECT_NE(md.find("| target tokens seen | 360000 |"), std::string::npos) << md;          // not the dev's 1234
   EXPECT_NE(md.find("| training speed | 5000 target tokens/s"), std::string::npos) << md;  // median of 3000, 5000
-  EXPECT_NE(md.find("7.39 per subword token (cross-entropy 2.0000, step 100)"), std::string::npos) << md;  // e^2
+  // e^2: the lowest cross-entropy (step 100), as its "ppl" says (not its label-smoothed loss, 5.5).
+  EXPECT_NE(md.find("| best dev perplexity | 7.39 per subword token (cross-entropy 2.0000, step 100) |"),
+            std::string::npos)
+      << md;
   EXPECT_NE(md.find("| best dev BLEU (greedy, during training) | 12.50 |"), std::string::npos) << md;
   const std::string svg = read(dir / "learning_curve.svg");
   EXPECT_NE(svg.find("<svg"), std::string::npos);
