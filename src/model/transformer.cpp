@@ -5,10 +5,8 @@
 #include <set>
 
 #include "core/error.h"
-#include "core/sha256.h"
 #include "core/special_tokens.h"
 #include "model/initialization.h"
-#include "model/safetensors.h"
 #include "nn/positional_encoding.h"
 
 namespace attn {
@@ -183,93 +181,6 @@ std::vector<float> Transformer::gradients_to_host() {
   std::vector<float> host(static_cast<std::size_t>(layout_.total()));
   backend_->copy_to_host(host.data(), gradients(), host.size() * sizeof(float));
   return host;
-}
-
-void Transformer::save_parameters(const std::filesystem::path& path,
-                                  const std::map<std::string, std::string>& metadata) const {
-  // Host copies of what is written, in the file's order: float tensors, or for an int8 model's
-  // matrices the int8 rows followed by their scales.
-  struct Part {
-    std::string name, dtype;
-    std::vector<std::int64_t> shape;
-    std::vector<char> bytes;
-  };
-  std::vector<Part> parts;
-  for (const auto& t : layout_.tensors()) {
-    if (weights_ == WeightFormat::int8 && quantized_->contains(t.name)) {
-      std::vector<std::int8_t> q;
-      std::vector<float> scale;
-      quantized_->get(t.name, q, scale);
-      parts.push_back({t.name, "I8", t.shape, std::vector<char>(q.begin(), q.end())});
-      Part s{scale_tensor_name(t.name), "F32", {t.shape[0]}, std::vector<char>(scale.size() * sizeof(float))};
-      std::memcpy(s.bytes.data(), scale.data(), s.bytes.size());
-      parts.push_back(std::move(s));
-      continue;
-    }
-    Part f{t.name, "F32", t.shape, std::vector<char>(static_cast<std::size_t>(t.size) * sizeof(float))};
-    backend_->copy_to_host(f.bytes.data(), float_tensor(t.name), f.bytes.size());
-    parts.push_back(std::move(f));
-  }
-  std::vector<TensorToWrite> tensors;
-  // A checksum of the data section as it will be written (the tensors in order), as checkpoints
-  // have: a flipped bit is found on load instead of translating with it.
-  Sha256 hash;
-  for (const auto& p : parts) {
-    tensors.push_back({p.name, p.shape, p.bytes.data(), p.dtype});
-    hash.update(p.bytes.data(), p.bytes.size());
-  }
-  auto meta = metadata;
-  meta.emplace("format", "attn");
-  meta["attn.weights"] = weights_ == WeightFormat::int8 ? "int8" : "float32";
-  meta["attn.sha256"] = to_hex(hash.finish());
-  write_safetensors(path, tensors, meta);
-}
-
-void Transformer::load_parameters(const std::filesystem::path& path) {
-  const SafetensorsFile file(path);
-  // Files written by attn carry a checksum; files from elsewhere (PyTorch exports) may not.
-  if (const auto it = file.metadata().find("attn.sha256");
-      it != file.metadata().end() && sha256_hex(file.data()) != it->second)
-    throw_in(path.string(), "corrupted model file: the data does not match its SHA-256 checksum (attn.sha256)");
-  std::set<std::string> expected;
-  std::vector<float> host;  // float32 models: every tensor, then one upload
-  if (weights_ == WeightFormat::f32) host.resize(static_cast<std::size_t>(layout_.total()));
-  std::vector<float> values, scale;
-  std::vector<std::int8_t> q;
-  for (const auto& t : layout_.tensors()) {
-    expected.insert(t.name);
-    const bool int8_in_file = is_quantized_tensor(t) && file.contains(t.name) && file.dtype(t.name) == "I8";
-    const bool int8_in_model = weights_ == WeightFormat::int8 && quantized_->contains(t.name);
-    float* dst = nullptr;  // where the tensor's float values go
-    if (weights_ == WeightFormat::f32)
-      dst = host.data() + t.offset;
-    else if (!int8_in_model || !int8_in_file)
-      values.resize(static_cast<std::size_t>(t.size)), dst = values.data();
-    if (!int8_in_file) {
-      file.read(t.name, t.shape, dst);
-    } else {
-      expected.insert(scale_tensor_name(t.name));
-      q.resize(static_cast<std::size_t>(t.size));
-      scale.resize(static_cast<std::size_t>(t.shape[0]));
-      file.read(t.name, t.shape, q.data());
-      file.read(scale_tensor_name(t.name), {t.shape[0]}, scale.data());
-      if (int8_in_model) {
-        quantized_->set(t.name, q.data(), scale.data(), path.string());
-        continue;
-      }
-      QuantizedWeights::check(t.name, q.data(), scale.data(), t.shape[0], t.shape[1], path.string());
-      for (std::int64_t i = 0; i < t.size; ++i) dst[i] = scale[static_cast<std::size_t>(i / t.shape[1])] * q[i];
-    }
-    if (weights_ == WeightFormat::f32) continue;
-    if (int8_in_model)
-      quantized_->quantize(t.name, dst);
-    else
-      backend_->copy_to_device(float_tensor(t.name), dst, static_cast<std::size_t>(t.size) * sizeof(float));
-  }
-  for (const auto& [name, entry] : file.entries())
-    if (!expected.count(name))
-      throw_in(path.string(), "tensor '" + name + "' is not part of this model's configuration");
-  if (weights_ == WeightFormat::f32) set_parameters(host);
 }
 
 void Transformer::zero_gradients() { backend_->fill(gradients(), layout_.total(), 0.0f); }

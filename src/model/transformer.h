@@ -49,8 +49,8 @@ class Transformer {
   std::vector<float> parameters_to_host() const;
   std::vector<float> gradients_to_host();
 
-  // model.safetensors with the tensor names of docs/model-format.md; an int8 model writes its
-  // matrices as I8 with their scales.
+  // model.safetensors with the tensor names of docs/model-format.md (model_file.cpp); an int8 model
+  // writes its matrices as I8 with their scales.
   void save_parameters(const std::filesystem::path& path,
                        const std::map<std::string, std::string>& metadata = {}) const;
   // Reads float32 or int8 files into either kind of model: float matrices into an int8 model
