@@ -82,6 +82,10 @@ struct TranslationOptions {
   int shortlist_k = 50;
 };
 
+// A text equal for two options exactly when every field is equal (floats bit for bit): a key for
+// a cache of Translators by their options (Python's binding keeps one).
+std::string cache_key(const TranslationOptions& options);
+
 // One kind of attention of one translation: weights[layer][head][target][source], float32, row-major,
 // over the returned layers and heads. Rows are the output's pieces and </s>, columns the input's
 // pieces and </s> (for "decoder_self" both are the output's; for "encoder_self" the input's).

@@ -14,7 +14,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <sstream>
 
 namespace py = pybind11;
 
@@ -32,7 +31,7 @@ class PyTranslator {
   std::vector<attn::TranslationResult> translate(const std::vector<std::string>& texts,
                                                  attn::TranslationOptions options) {
     options.threads = threads_;
-    const std::string key = options_key(options);
+    const std::string key = attn::cache_key(options);
     std::unique_ptr<attn::Translator> translator = borrow(key);
     if (!translator) translator = std::make_unique<attn::Translator>(model_, options);
     std::vector<attn::TranslationResult> results;
@@ -49,7 +48,7 @@ class PyTranslator {
   attn::DocumentTranslation translate_document(const std::string& data, attn::TranslationOptions options,
                                                const attn::DocumentOptions& document) {
     options.threads = threads_;
-    const std::string key = options_key(options);
+    const std::string key = attn::cache_key(options);
     std::unique_ptr<attn::Translator> translator = borrow(key);
     if (!translator) translator = std::make_unique<attn::Translator>(model_, options);
     attn::DocumentTranslation result;
@@ -72,19 +71,6 @@ class PyTranslator {
   int threads() const { return threads_; }
 
  private:
-  static std::string options_key(const attn::TranslationOptions& o) {
-    std::ostringstream k;
-    k.precision(17);
-    const attn::SearchOptions& s = o.search;
-    k << s.beam_size << ' ' << s.length_penalty << ' ' << s.max_length_a << ' ' << s.max_length_b << ' ' << s.min_length
-      << ' ' << s.n_best << ' ' << s.early_stop << ' ' << o.batch_tokens << ' ' << o.max_batch_sentences << ' '
-      << o.max_input_tokens << ' ' << o.return_attention << ' ' << o.return_alignment << ' ' << o.alignment_layer << ' '
-      << o.alignment_head << ' ' << o.alignment_threshold << ' ' << o.shortlist_k << " s" << o.shortlist;
-    for (const auto& kind : o.attention_kinds) k << " k" << kind;
-    for (int l : o.attention_layers) k << " l" << l;
-    for (int h : o.attention_heads) k << " h" << h;
-    return k.str();
-  }
   std::unique_ptr<attn::Translator> borrow(const std::string& key) {
     const std::lock_guard<std::mutex> lock(mutex_);
     auto it = idle_.find(key);

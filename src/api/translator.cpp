@@ -7,15 +7,16 @@
 #include <cmath>
 #include <filesystem>
 #include <mutex>
+#include <sstream>
 
 #include "api/argument_errors.h"
 #include "core/error.h"
 #include "core/utf8.h"
 #include "decode/attention_records.h"
-#include "decode/attention_records.h"
 #include "decode/attention_export.h"
 #include "decode/forced_decoding.h"
 #include "decode/model_directory.h"
+#include "decode/search_options.h"
 #include "decode/translator.h"
 #include "document/document_file.h"
 #include "document/language_detection.h"
@@ -130,20 +131,9 @@ TranslateOptions internal_options(const TranslationOptions& o, const LoadedModel
   auto positive = [](int v, const char* name) {
     if (v < 1) invalid(std::string(name) + " must be at least 1, not " + std::to_string(v));
   };
-  positive(o.search.beam_size, "search.beam_size");
-  positive(o.search.n_best, "search.n_best");
+  validate(o.search);  // the rule of every face (decode/search_options.h)
   positive(o.batch_tokens, "batch_tokens");
   positive(o.max_batch_sentences, "max_batch_sentences");
-  if (o.search.n_best > o.search.beam_size)
-    invalid("search.n_best " + std::to_string(o.search.n_best) + " is above search.beam_size " +
-            std::to_string(o.search.beam_size));
-  if (!(std::isfinite(o.search.length_penalty) && o.search.length_penalty >= 0))
-    invalid("search.length_penalty must be a number >= 0");
-  if (!(std::isfinite(o.search.max_length_a) && o.search.max_length_a >= 0) || o.search.max_length_b < 0)
-    invalid("search.max_length_a and search.max_length_b must be >= 0");
-  if (o.search.max_length_a == 0 && o.search.max_length_b == 0)
-    invalid("search.max_length_a 0 and search.max_length_b 0 allow no output token: give a or b > 0");
-  if (o.search.min_length < 0) invalid("search.min_length must be >= 0");
   if (o.max_input_tokens < 0) invalid("max_input_tokens must be >= 0 (0: the model's maximum)");
   if (o.threads < 0) invalid("threads must be >= 0 (0: OpenMP's default)");
   if (!(o.alignment_threshold >= 0 && o.alignment_threshold <= 1)) invalid("alignment_threshold must be in [0, 1]");
@@ -209,6 +199,22 @@ Attention gather(const std::vector<inspect::AttentionMatrix>& matrices, inspect:
 }
 
 }  // namespace
+
+std::string cache_key(const TranslationOptions& options) {
+  // Every member, by position: a member added to TranslationOptions stops this from compiling.
+  const auto& [search, batch_tokens, max_batch_sentences, max_input_tokens, threads, return_attention, attention_kinds,
+               attention_layers, attention_heads, return_alignment, alignment_layer, alignment_head,
+               alignment_threshold, shortlist, shortlist_k] = options;
+  std::ostringstream k;
+  k << std::hexfloat << cache_key(search) << ' ' << batch_tokens << ' ' << max_batch_sentences << ' '
+    << max_input_tokens << ' ' << threads << ' ' << return_attention << ' ' << return_alignment << ' '
+    << alignment_layer << ' ' << alignment_head << ' ' << alignment_threshold << ' ' << shortlist_k;
+  for (const std::string& kind : attention_kinds) k << " k" << kind;
+  for (int l : attention_layers) k << " l" << l;
+  for (int h : attention_heads) k << " h" << h;
+  k << " s" << shortlist;  // last: a path may hold spaces
+  return k.str();
+}
 
 Translator::Translator(const Model& model, TranslationOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->model = model.impl_;

@@ -2,16 +2,18 @@
 // --format (or an input named .html, .md, .docx, .odt), a document translated sentence by sentence
 // in its format. The work is decode/text_translation.h's and document/file_request.h's; the closing
 // line on stderr decode/translation_summary.h's.
-#include <algorithm>
-#include <optional>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "cli/attention_options.h"
 #include "cli/commands.h"
 #include "cli/shared_options.h"
 #include "core/error.h"
 #include "decode/model_directory.h"
+#include "decode/search_options.h"
 #include "decode/text_translation.h"
 #include "decode/translation_summary.h"
 #include "document/file_request.h"
@@ -29,6 +31,19 @@ struct TranslateArguments {
   std::string format;  // "" : by the input's name, else lines
   std::string language;
 };
+
+// The shared rule (decode/search_options.h), its message after the option as typed.
+void check_search_options(const SearchOptions& search) {
+  static const std::map<std::string, std::string> flags{{"beam", "--beam"},
+                                                        {"n_best", "--n-best"},
+                                                        {"alpha", "--alpha"},
+                                                        {"max_length_a", "--max-length-a"},
+                                                        {"max_length_b", "--max-length-b"}};
+  if (const auto problem = check(search)) {
+    const auto flag = flags.find(problem->field);
+    throw Error((flag == flags.end() ? "" : flag->second + ": ") + problem->message);
+  }
+}
 
 // The document format asked for, or by the input file's extension; nullopt: one sentence per line.
 std::optional<document::Format> document_format(const TranslateArguments& args) {
@@ -80,19 +95,16 @@ void add_translate_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("-o,--output", r.output, "output file, written atomically ('-': stdout)")->capture_default_str();
   SearchOptions& s = o.search;
-  sub->add_option("-b,--beam", s.beam_size, "beam size (1: greedy)")->capture_default_str()->check(CLI::Range(1, 1000));
+  // Types only here: the values' limits are decode/search_options.h's, the same on every face.
+  sub->add_option("-b,--beam", s.beam_size, "beam size (1: greedy; at most " + std::to_string(kMaxBeam) + ")")
+      ->capture_default_str();
   sub->add_option("--alpha", s.length_penalty, "length penalty alpha: score = log P / ((5 + |Y|) / 6)^alpha")
-      ->capture_default_str()
-      ->check(finite_in(0, 10));
-  sub->add_option("--n-best", s.n_best, "hypotheses per sentence (Moses n-best format when > 1)")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->capture_default_str();
+  sub->add_option("--n-best", s.n_best, "hypotheses per sentence, at most the beam (Moses n-best format when > 1)")
+      ->capture_default_str();
   sub->add_option("--max-length-a", s.max_length_a, "maximum output tokens = a * source tokens + b")
-      ->capture_default_str()
-      ->check(finite_in(0, 1000));
-  sub->add_option("--max-length-b", s.max_length_b, "see --max-length-a")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 1 << 20));
+      ->capture_default_str();
+  sub->add_option("--max-length-b", s.max_length_b, "see --max-length-a")->capture_default_str();
   add_batching_options(sub, o.batch_tokens, o.max_batch_sentences);
   sub->add_option("--max-input-tokens", o.max_input_tokens, "crop longer inputs (0: the model's maximum)")
       ->capture_default_str()
@@ -127,10 +139,7 @@ void add_translate_command(CLI::App& app) {
       ->capture_default_str()
       ->check(finite_in(0, 1));
   sub->callback([args] {
-    SearchOptions& search = args->request.options.search;
-    if (search.max_length_a == 0 && search.max_length_b == 0)
-      throw Error("--max-length-a 0 and --max-length-b 0 allow no output token: give a or b > 0");
-    search.n_best = std::min(search.n_best, search.beam_size);
+    check_search_options(args->request.options.search);
     run(*args);
   });
 }

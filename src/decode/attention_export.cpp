@@ -9,6 +9,17 @@
 
 namespace attn {
 
+std::string cache_key(const AttentionSelection& selection) {
+  // Every member, by position: a member added to AttentionSelection stops this from compiling.
+  const auto& [cross, decoder_self, encoder_self, layers, heads] = selection;
+  std::ostringstream k;
+  k << cross << decoder_self << encoder_self << " layers";
+  for (int l : layers) k << ' ' << l;
+  k << " heads";
+  for (int h : heads) k << ' ' << h;
+  return k.str();
+}
+
 inspect::AttentionKind attention_kind(nn::AttentionSite site) {
   switch (site) {
     case nn::AttentionSite::cross:

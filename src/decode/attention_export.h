@@ -5,6 +5,7 @@
 // its own prefix occupied then (rows move as the beam is reordered), never a beam slot's.
 #include <cstdint>
 #include <map>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -28,6 +29,10 @@ struct AttentionSelection {
   void check(const ModelConfig& config);
   std::vector<int> chosen_heads(int heads_in_model) const;
 };
+
+// A text equal for two selections exactly when every field is equal (see cache_key of
+// decode/search_options.h).
+std::string cache_key(const AttentionSelection& selection);
 
 // Parses "cross,decoder_self,encoder_self" (any subset; "all") into the selection's kinds, and
 // "0,2,5" (or "all") into layer or head lists. Errors name the option and the accepted values.

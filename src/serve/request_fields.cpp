@@ -1,6 +1,7 @@
 #include "serve/request_fields.h"
 
 #include <cmath>
+#include <limits>
 
 #include "core/utf8.h"
 #include "serve/api_error.h"
@@ -72,6 +73,23 @@ double number_field(const json& request, const char* key, double fallback, doubl
     invalid_request(std::string(key) + " must be a number from " + json(low).dump() + " to " + json(high).dump() +
                     " (got " + quoted(*it) + ")");
   return it->get<double>();
+}
+
+int integer_field(const json& request, const char* key, int fallback) {
+  const auto it = request.find(key);
+  if (it == request.end() || it->is_null()) return fallback;
+  if (!it->is_number_integer() || it->get<long long>() < std::numeric_limits<int>::min() ||
+      it->get<long long>() > std::numeric_limits<int>::max())
+    invalid_request(std::string(key) + " must be an integer (got " + quoted(*it) + ")");
+  return it->get<int>();
+}
+
+float float_field(const json& request, const char* key, float fallback) {
+  const auto it = request.find(key);
+  if (it == request.end() || it->is_null()) return fallback;
+  if (!it->is_number() || !(std::abs(it->get<double>()) <= std::numeric_limits<float>::max()))
+    invalid_request(std::string(key) + " must be a number (got " + quoted(*it) + ")");
+  return static_cast<float>(it->get<double>());
 }
 
 const std::string* string_field(const json& request, const char* key) {

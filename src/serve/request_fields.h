@@ -31,6 +31,9 @@ void check_text_limits(const std::vector<std::string>& texts, const Limits& limi
 // Optional fields: `fallback` when absent or null; otherwise of the type and within the range.
 int integer_field(const nlohmann::json& request, const char* key, int fallback, int low, int high);
 double number_field(const nlohmann::json& request, const char* key, double fallback, double low, double high);
+// Of the type only (an int; a number a float holds), for fields whose range is checked elsewhere.
+int integer_field(const nlohmann::json& request, const char* key, int fallback);
+float float_field(const nlohmann::json& request, const char* key, float fallback);
 // Null when absent; points into `request`.
 const std::string* string_field(const nlohmann::json& request, const char* key);
 

@@ -11,6 +11,7 @@
 #include "document/text_document.h"
 #include "decode/attention_export.h"
 #include "decode/attention_records.h"
+#include "decode/search_options.h"
 #include "inspect/word_alignment.h"
 #include "serve/api_error.h"
 #include "serve/document_sentences.h"
@@ -136,6 +137,7 @@ nlohmann::json Service::libre_translate(const nlohmann::json& request) {
       JobOptions job;
       job.search.n_best = 1 + r.alternatives;
       job.search.beam_size = std::max(job.search.beam_size, job.search.n_best);
+      if (const auto problem = check(job.search)) invalid_request(problem->message);  // the rule of every face
       const auto results = queue_->translate(model_of[t], job, std::move(sentences.ids), deadline());
       all.first_line.push_back(all.lines.size());
       for (std::size_t l = 0; l < results.size(); ++l) {

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <future>
-#include <sstream>
 
+#include "decode/search_options.h"
 #include "serve/api_error.h"
 
 namespace attn::serve {
@@ -23,18 +23,11 @@ struct TranslationQueue::Job {
 };
 
 std::string JobOptions::key() const {
-  std::ostringstream k;
-  k << std::hexfloat;  // exact: options that differ in the last bit of alpha never share a batch
-  const SearchOptions& s = search;
-  k << s.beam_size << ' ' << s.length_penalty << ' ' << s.max_length_a << ' ' << s.max_length_b << ' ' << s.min_length
-    << ' ' << s.n_best << ' ' << s.early_stop;
-  if (export_attention) {
-    k << " attention " << attention.cross << attention.decoder_self << attention.encoder_self << " layers";
-    for (int l : attention.layers) k << ' ' << l;
-    k << " heads";
-    for (int h : attention.heads) k << ' ' << h;
-  }
-  return k.str();
+  // Every member, by position: a member added to JobOptions stops this from compiling.
+  const auto& [search_options, attention_wanted, selection] = *this;
+  std::string k = cache_key(search_options);
+  if (attention_wanted) k += " attention " + cache_key(selection);
+  return k;
 }
 
 TranslationQueue::TranslationQueue(std::vector<ServedModel>& models, const std::vector<ModelSpec>& specs,

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/utf8.h"
+#include "decode/search_options.h"
 #include "serve/api_error.h"
 #include "serve/request_fields.h"
 
@@ -53,15 +54,17 @@ std::vector<std::string> translate_texts(const json& request, const Limits& limi
   return texts;
 }
 
-// The search's options as `attn translate` takes them; what the request leaves out keeps its default.
+// The search's options: each field of its type here, then the one rule of every face
+// (decode/search_options.h); what the request leaves out keeps its default.
 SearchOptions search_options(const json& request) {
   SearchOptions s;
-  s.beam_size = integer_field(request, "beam", s.beam_size, 1, kMaxBeam);
-  s.length_penalty = static_cast<float>(number_field(request, "alpha", s.length_penalty, 0, 100));
-  s.n_best = std::min(integer_field(request, "n_best", s.n_best, 1, kMaxBeam), s.beam_size);
-  s.max_length_a = static_cast<float>(number_field(request, "max_length_a", s.max_length_a, 0, 100));
-  s.max_length_b = integer_field(request, "max_length_b", s.max_length_b, 0, 100000);
-  s.min_length = integer_field(request, "min_length", s.min_length, 0, 1024);
+  s.beam_size = integer_field(request, "beam", s.beam_size);
+  s.length_penalty = float_field(request, "alpha", s.length_penalty);
+  s.n_best = integer_field(request, "n_best", s.n_best);
+  s.max_length_a = float_field(request, "max_length_a", s.max_length_a);
+  s.max_length_b = integer_field(request, "max_length_b", s.max_length_b);
+  s.min_length = integer_field(request, "min_length", s.min_length);
+  if (const auto problem = check(s)) invalid_request(problem->message);
   return s;
 }
 

@@ -13,9 +13,6 @@
 
 namespace attn::serve {
 
-// A request's beam (and n-best) is at most this: each hypothesis holds key/value caches.
-constexpr int kMaxBeam = 32;
-
 // The model a request names: "model" (an id), or "source" and "target"; nothing names the only
 // model served. Returns its index in `specs`.
 int model_for(const nlohmann::json& request, const std::vector<ModelSpec>& specs);

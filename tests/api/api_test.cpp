@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "common/run_attn.h"
+#include "common/search_option_cases.h"
 #include "common/temp_dir.h"
 #include "train/train_test_support.h"
 
@@ -277,6 +278,33 @@ void expect_error(const std::function<void()>& f, const std::string& part,
   }
 }
 
+// The option sets every face is tried with (tests/common/search_option_cases.h): a Translator is
+// made, and translates, exactly with those the table accepts; the others are refused with the
+// table's message, as invalid arguments.
+TEST(Api, SearchOptionsAreAcceptedAndRefusedAsOnEveryFace) {
+  const Model model(kModelDir);
+  for (const testing::SearchOptionCase& c : testing::search_option_cases()) {
+    SCOPED_TRACE(c.name);
+    TranslationOptions o;
+    o.search = c.options;
+    if (c.error.empty()) {
+      Translator translator(model, o);
+      const std::vector<TranslationResult> results = translator.translate({"alpha beta gamma"});
+      ASSERT_EQ(results.size(), 1u);
+      EXPECT_FALSE(results[0].n_best.empty());
+      EXPECT_LE(results[0].n_best.size(), static_cast<std::size_t>(c.options.n_best));
+      continue;
+    }
+    try {
+      Translator translator(model, o);
+      ADD_FAILURE() << "accepted; expected: " << c.error;
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), c.error);
+      EXPECT_EQ(static_cast<int>(e.kind()), static_cast<int>(ErrorKind::invalid_argument));
+    }
+  }
+}
+
 TEST(Api, BadInputIsAnErrorNamingTheProblem) {
   expect_error([] { Model("/nonexistent/model"); }, "/nonexistent/model: no such model folder", ErrorKind::not_found);
   expect_error([] { Model(ATTN_SERVE_MODEL_DIR); }, "model.safetensors is missing",  // a folder that is not a model
@@ -285,10 +313,10 @@ TEST(Api, BadInputIsAnErrorNamingTheProblem) {
   const Model model(kModelDir);
   TranslationOptions o;
   o.search.beam_size = 0;
-  expect_error([&] { Translator(model, o); }, "beam_size");
+  expect_error([&] { Translator(model, o); }, "beam must be an integer from 1 to 128 (got 0)");
   o = {};
   o.search.n_best = 5;
-  expect_error([&] { Translator(model, o); }, "n_best");
+  expect_error([&] { Translator(model, o); }, "n_best must be an integer from 1 to the beam, 4 (got 5)");
   o = {};
   o.return_attention = true;
   o.attention_kinds = {"sideways"};

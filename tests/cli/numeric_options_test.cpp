@@ -24,7 +24,7 @@ TEST(NumericOptions, NonsenseValuesAreRefusedNamingTheOption) {
       {"translate " + m + " --alpha inf", "--alpha"},
       {"translate " + m + " --max-length-a -1", "--max-length-a"},
       {"translate " + m + " --max-length-b -100", "--max-length-b"},
-      {"translate " + m + " --max-length-a 0 --max-length-b 0", "--max-length-a 0 and --max-length-b 0"},
+      {"translate " + m + " --max-length-a 0 --max-length-b 0", "--max-length-a: max_length_a 0 and max_length_b 0"},
       {"translate " + m + " --beam 0", "--beam"},
       {"translate " + m + " --n-best 0", "--n-best"},
       {"translate " + m + " --alignment-threshold nan", "--alignment-threshold"},

@@ -224,6 +224,56 @@ def test_the_gil_is_released_while_attn_computes():
     assert after - before >= 1000, f"the other thread counted {after - before} while the call ran"
 
 
+# The option sets every face is tried with (the C++ tests' tests/common/search_option_cases.h), each
+# with the message every face gives, written out by hand: beam 1..128, n_best 1..beam, alpha finite
+# in [0, 10], max_length_a finite in [0, 1000], max_length_b and min_length in [0, 1048576], not both
+# max_length_a and max_length_b 0. None: accepted.
+N_BEST_RULE = "n_best must be an integer from 1 to the beam, "
+ALPHA_RULE = "alpha must be a finite number from 0 to 10 (got "
+A_RULE = "max_length_a must be a finite number from 0 to 1000 (got "
+SEARCH_OPTION_CASES = [
+    ("defaults", {}, None),
+    ("greedy", {"beam": 1}, None),
+    ("n_best equal to the beam", {"beam": 3, "n_best": 3}, None),
+    ("alpha 0", {"alpha": 0.0}, None),
+    ("the largest beam and n_best", {"beam": 128, "n_best": 128}, None),
+    ("the largest alpha, a and b", {"alpha": 10.0, "max_length_a": 1000.0, "max_length_b": 1048576}, None),
+    ("a 0 with b 1", {"max_length_a": 0.0, "max_length_b": 1}, None),
+    ("a 0.5 with b 0", {"max_length_a": 0.5, "max_length_b": 0}, None),
+    ("the largest min_length", {"min_length": 1048576}, None),
+    ("n_best above the beam", {"beam": 2, "n_best": 3}, N_BEST_RULE + "2 (got 3)"),
+    ("n_best 0", {"n_best": 0}, N_BEST_RULE + "4 (got 0)"),
+    ("beam 0", {"beam": 0}, "beam must be an integer from 1 to 128 (got 0)"),
+    ("beam above the limit", {"beam": 129}, "beam must be an integer from 1 to 128 (got 129)"),
+    ("negative alpha", {"alpha": -0.5}, ALPHA_RULE + "-0.5)"),
+    ("alpha above the limit", {"alpha": 10.5}, ALPHA_RULE + "10.5)"),
+    ("alpha NaN", {"alpha": float("nan")}, ALPHA_RULE + "nan)"),
+    ("alpha infinite", {"alpha": float("inf")}, ALPHA_RULE + "inf)"),
+    ("negative max_length_a", {"max_length_a": -1.0}, A_RULE + "-1)"),
+    ("max_length_a above the limit", {"max_length_a": 1000.5}, A_RULE + "1000.5)"),
+    ("max_length_a NaN", {"max_length_a": float("nan")}, A_RULE + "nan)"),
+    ("negative max_length_b", {"max_length_b": -1}, "max_length_b must be an integer from 0 to 1048576 (got -1)"),
+    ("max_length_b above the limit", {"max_length_b": 1048577},
+     "max_length_b must be an integer from 0 to 1048576 (got 1048577)"),
+    ("a and b 0", {"max_length_a": 0.0, "max_length_b": 0},
+     "max_length_a 0 and max_length_b 0 allow no output token: give max_length_a or max_length_b > 0"),
+    ("negative min_length", {"min_length": -1}, "min_length must be an integer from 0 to 1048576 (got -1)"),
+    ("min_length above the limit", {"min_length": 1048577},
+     "min_length must be an integer from 0 to 1048576 (got 1048577)"),
+]
+
+
+@pytest.mark.parametrize("name,options,error", SEARCH_OPTION_CASES, ids=[c[0] for c in SEARCH_OPTION_CASES])
+def test_search_options_are_accepted_and_refused_as_on_every_face(translator, name, options, error):
+    if error is None:
+        results = translator.translate(["alpha beta gamma"], **options)
+        assert len(results) == 1 and 1 <= len(results[0].n_best) <= options.get("n_best", 1)
+        return
+    with pytest.raises(ValueError) as raised:
+        translator.translate(["alpha beta gamma"], **options)
+    assert str(raised.value) == error
+
+
 def test_bad_input_raises_the_right_exception(translator, tmp_path):
     with pytest.raises(FileNotFoundError, match="no such model folder"):
         attn.Translator(str(tmp_path / "missing"))
@@ -235,7 +285,7 @@ def test_bad_input_raises_the_right_exception(translator, tmp_path):
         translator.translate("alpha beta")
     with pytest.raises(TypeError):
         translator.translate([1, 2])
-    with pytest.raises(ValueError, match="beam_size must be at least 1"):
+    with pytest.raises(ValueError, match=r"beam must be an integer from 1 to 128 \(got 0\)"):
         translator.translate(["alpha"], beam=0)
     with pytest.raises(ValueError, match="n_best"):
         translator.translate(["alpha"], beam=2, n_best=3)

@@ -57,7 +57,7 @@ TEST(V1Model, NamedByIdOrLanguagesAndTheOnlyOneByDefault) {
             "400 Invalid request: model must be a string (got 3)");
 }
 
-TEST(V1Translate, DefaultsAreAttnTranslatesAndNBestIsAtMostTheBeam) {
+TEST(V1Translate, DefaultsAreAttnTranslatesAndFieldsAreRead) {
   TranslateRequest r = read_translate_request({{"model", "de-fr"}, {"q", "Hallo"}}, specs(), configs(), {});
   EXPECT_EQ(r.model, 1);
   EXPECT_EQ(r.texts, std::vector<std::string>{"Hallo"});
@@ -74,7 +74,7 @@ TEST(V1Translate, DefaultsAreAttnTranslatesAndNBestIsAtMostTheBeam) {
   r = read_translate_request({{"model", "en-es"},
                               {"q", {"a", "b"}},
                               {"beam", 2},
-                              {"n_best", 5},
+                              {"n_best", 2},
                               {"alpha", 1},
                               {"max_length_a", 0.5},
                               {"max_length_b", 7},
@@ -103,17 +103,20 @@ TEST(V1Translate, WrongFieldsAreNamed) {
       translate_failure(with("q", "one\ntwo")),
       "400 Invalid request: text 1 has several lines: send each line as a text of its own, or give a format (text, "
       "html, markdown)");
-  EXPECT_EQ(translate_failure(with("beam", 33)), "400 Invalid request: beam must be an integer from 1 to 32 (got 33)");
-  EXPECT_EQ(translate_failure(with("beam", 2.5)),
-            "400 Invalid request: beam must be an integer from 1 to 32 (got 2.5)");
-  EXPECT_EQ(translate_failure(with("alpha", "big")),
-            "400 Invalid request: alpha must be a number from 0.0 to 100.0 (got \"big\")");
+  // Types here; the values' limits are every face's (tests/serve/search_option_faces_test.cpp).
+  EXPECT_EQ(translate_failure(with("beam", 129)),
+            "400 Invalid request: beam must be an integer from 1 to 128 (got 129)");
+  EXPECT_EQ(translate_failure(with("beam", 2.5)), "400 Invalid request: beam must be an integer (got 2.5)");
+  EXPECT_EQ(translate_failure(with("beam", 1e10)), "400 Invalid request: beam must be an integer (got 10000000000.0)");
+  EXPECT_EQ(translate_failure(with("alpha", "big")), "400 Invalid request: alpha must be a number (got \"big\")");
+  EXPECT_EQ(translate_failure(with("alpha", 1e300)), "400 Invalid request: alpha must be a number (got 1e+300)");
   EXPECT_EQ(translate_failure(with("alpha", 101)),
-            "400 Invalid request: alpha must be a number from 0.0 to 100.0 (got 101)");
+            "400 Invalid request: alpha must be a finite number from 0 to 10 (got 101)");
+  EXPECT_EQ(translate_failure(with("n_best", 5)),
+            "400 Invalid request: n_best must be an integer from 1 to the beam, 4 (got 5)");
   // A quoted value is cut to 60 characters.
-  EXPECT_EQ(
-      translate_failure(with("min_length", std::string(70, 'z'))),
-      "400 Invalid request: min_length must be an integer from 0 to 1024 (got \"" + std::string(56, 'z') + "...)");
+  EXPECT_EQ(translate_failure(with("min_length", std::string(70, 'z'))),
+            "400 Invalid request: min_length must be an integer (got \"" + std::string(56, 'z') + "...)");
   Limits limits;
   limits.max_texts = 1;
   EXPECT_EQ(translate_failure(with("q", {"a", "b"}), limits),
