@@ -17,7 +17,7 @@
 #include "decode/forced_decoding.h"
 #include "decode/model_directory.h"
 #include "decode/search_options.h"
-#include "decode/translator.h"
+#include "decode/batch_translator.h"
 #include "document/document_file.h"
 #include "document/language_detection.h"
 #include "document/model_sentences.h"
@@ -118,15 +118,15 @@ struct Translator::Impl {
   TranslationOptions options;
   inspect::AlignmentOptions align;
   std::unique_ptr<BatchTranslator> translator;
-  TranslateOptions internal;                            // the options `translator` was made with
+  BatchTranslatorOptions internal;                      // the options `translator` was made with
   std::unique_ptr<document::ModelSentences> sentences;  // translate_document's, made on first use
   std::mutex busy;
 };
 
 namespace {
 
-TranslateOptions internal_options(const TranslationOptions& o, const LoadedModel& model,
-                                  inspect::AlignmentOptions& align) {
+BatchTranslatorOptions internal_options(const TranslationOptions& o, const LoadedModel& model,
+                                        inspect::AlignmentOptions& align) {
   const ModelConfig& config = model.model->config();
   auto positive = [](int v, const char* name) {
     if (v < 1) invalid(std::string(name) + " must be at least 1, not " + std::to_string(v));
@@ -137,7 +137,7 @@ TranslateOptions internal_options(const TranslationOptions& o, const LoadedModel
   if (o.max_input_tokens < 0) invalid("max_input_tokens must be >= 0 (0: the model's maximum)");
   if (o.threads < 0) invalid("threads must be >= 0 (0: OpenMP's default)");
   if (!(o.alignment_threshold >= 0 && o.alignment_threshold <= 1)) invalid("alignment_threshold must be in [0, 1]");
-  TranslateOptions t;
+  BatchTranslatorOptions t;
   t.search = o.search;
   t.batch_tokens = o.batch_tokens;
   t.max_batch_sentences = o.max_batch_sentences;
@@ -221,7 +221,7 @@ Translator::Translator(const Model& model, TranslationOptions options) : impl_(s
   impl_->options = std::move(options);
   const LoadedModel& m = impl_->model->loaded;
   try {  // everything that can go wrong here is an option
-    const TranslateOptions t = internal_options(impl_->options, m, impl_->align);
+    const BatchTranslatorOptions t = internal_options(impl_->options, m, impl_->align);
     impl_->translator = std::make_unique<BatchTranslator>(*m.model, *m.vocabulary, t);
     impl_->internal = t;
   } catch (const Error& e) {

@@ -29,7 +29,7 @@ inline void apply_threads(int threads) {
 }
 
 // --batch-tokens and --max-batch-sentences for commands that batch sentences of similar length
-// (decode/translator.h's TranslateOptions, serve's batching).
+// (decode/batch_translator.h's BatchTranslatorOptions, serve's batching).
 inline void add_batching_options(CLI::App* sub, int& batch_tokens, int& max_batch_sentences) {
   sub->add_option("--batch-tokens", batch_tokens, "source tokens per batch, padding included")
       ->capture_default_str()

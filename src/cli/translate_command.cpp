@@ -90,7 +90,7 @@ void add_translate_command(CLI::App& app) {
   sub->add_option("-m,--model", args->model, "model folder (model.safetensors, config.json, vocab.model)")->required();
   add_precision_option(sub, args->precision);
   TextTranslationRequest& r = args->request;
-  TranslateOptions& o = r.options;
+  BatchTranslatorOptions& o = r.options;
   sub->add_option("-i,--input", r.input, "input text, one sentence per line ('-': stdin); or a document (--format)")
       ->capture_default_str();
   sub->add_option("-o,--output", r.output, "output file, written atomically ('-': stdout)")->capture_default_str();

@@ -13,7 +13,7 @@ namespace attn {
 TranslationStreamTotals translate_text(const LoadedModel& model, const TextTranslationRequest& request,
                                        std::istream& standard_input, std::ostream& standard_output,
                                        std::ostream& warnings) {
-  TranslateOptions options = request.options;
+  BatchTranslatorOptions options = request.options;
   TranslationStreamOptions stream;
   stream.chunk_lines = request.chunk_lines;
   stream.alignment = request.alignment;

@@ -9,7 +9,7 @@
 
 #include "decode/model_directory.h"
 #include "decode/translation_stream.h"
-#include "decode/translator.h"
+#include "decode/batch_translator.h"
 
 namespace attn {
 
@@ -18,7 +18,7 @@ struct TextTranslationRequest {
   std::string output = "-";  // "-": standard output
   // Attention records, one JSON line per input line ("" = none); options.attention chooses which.
   std::string attention;
-  TranslateOptions options;
+  BatchTranslatorOptions options;
   std::size_t chunk_lines = 10000;  // lines translated at a time
   // --alignment: the best translation's word alignment after " ||| ", from the cross-attention
   // of `alignment_layer` (-1: the default layer) and `alignment_head` ("mean" or a number).

@@ -35,7 +35,7 @@ TranslationStreamTotals translate_stream(BatchTranslator& translator, const data
                                          std::istream& in, const std::string& name, std::ostream& out,
                                          std::ostream* attention, std::ostream& warnings,
                                          const TranslationStreamOptions& options) {
-  const TranslateOptions& translate = translator.options();
+  const BatchTranslatorOptions& translate = translator.options();
   const int n_best = translate.search.n_best;
   TranslationStreamTotals totals;
   std::vector<std::string> lines;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "data/vocabulary.h"
-#include "decode/translator.h"
+#include "decode/batch_translator.h"
 #include "inspect/word_alignment.h"
 
 namespace attn {
@@ -24,9 +24,9 @@ struct TranslationStreamOptions {
 };
 
 struct TranslationStreamTotals {
-  std::size_t lines = 0;           // lines read, empty ones included
-  std::size_t cropped = 0;         // inputs cropped to the translator's max_input_tokens
-  TranslateStatistics statistics;  // of all chunks together
+  std::size_t lines = 0;       // lines read, empty ones included
+  std::size_t cropped = 0;     // inputs cropped to the translator's max_input_tokens
+  BatchStatistics statistics;  // of all chunks together
 };
 
 // Reads up to `max_lines` lines into `lines` (cleared first); `line_number` counts the lines read

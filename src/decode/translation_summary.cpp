@@ -5,7 +5,7 @@
 
 namespace attn {
 
-void add_statistics(TranslateStatistics& total, const TranslateStatistics& more) {
+void add_statistics(BatchStatistics& total, const BatchStatistics& more) {
   total.sentences += more.sentences;
   total.source_tokens += more.source_tokens;
   total.target_tokens += more.target_tokens;
@@ -14,7 +14,7 @@ void add_statistics(TranslateStatistics& total, const TranslateStatistics& more)
   total.output_rows += more.output_rows;
 }
 
-std::string translation_summary(const TranslateStatistics& total, std::size_t lines, const SearchOptions& search) {
+std::string translation_summary(const BatchStatistics& total, std::size_t lines, const SearchOptions& search) {
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "translated %lld sentences (%lld lines) in %.2f s: %.1f sentences/s, %.0f target tokens/s "
@@ -25,7 +25,7 @@ std::string translation_summary(const TranslateStatistics& total, std::size_t li
   return buf;
 }
 
-std::string shortlist_summary(const TranslateStatistics& total, int shortlist_k) {
+std::string shortlist_summary(const BatchStatistics& total, int shortlist_k) {
   return "shortlist: " + std::to_string(total.output_rows / std::max<std::int64_t>(total.batches, 1)) +
          " output pieces per batch on average (k " + std::to_string(shortlist_k) + ", " +
          std::to_string(total.batches) + " batches)\n";

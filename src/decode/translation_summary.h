@@ -5,18 +5,18 @@
 #include <string>
 
 #include "decode/search_options.h"
-#include "decode/translator.h"
+#include "decode/batch_translator.h"
 
 namespace attn {
 
 // Adds `more` (one call's statistics) to `total`.
-void add_statistics(TranslateStatistics& total, const TranslateStatistics& more);
+void add_statistics(BatchStatistics& total, const BatchStatistics& more);
 
 // "translated S sentences (L lines) in T s: R sentences/s, W target tokens/s (beam B, alpha A)\n";
 // `lines` counts the empty lines too, which are no sentences.
-std::string translation_summary(const TranslateStatistics& total, std::size_t lines, const SearchOptions& search);
+std::string translation_summary(const BatchStatistics& total, std::size_t lines, const SearchOptions& search);
 
 // "shortlist: P output pieces per batch on average (k K, B batches)\n", P rounded down.
-std::string shortlist_summary(const TranslateStatistics& total, int shortlist_k);
+std::string shortlist_summary(const BatchStatistics& total, int shortlist_k);
 
 }  // namespace attn

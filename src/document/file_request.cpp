@@ -16,7 +16,7 @@ FileTotals translate_document_file(const LoadedModel& model, const FileRequest& 
   const std::string what = request.input == "-" ? "standard input" : request.input;
   const std::string bytes = request.input == "-" ? std::string(std::istreambuf_iterator<char>(standard_input), {})
                                                  : read_file_bytes(request.input);
-  TranslateOptions options = request.options;
+  BatchTranslatorOptions options = request.options;
   if (!request.shortlist.empty())
     options.shortlist = std::make_shared<const Shortlist>(Shortlist::load(request.shortlist, *model.vocabulary));
   ModelSentences sentences(model, options);

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "decode/model_directory.h"
-#include "decode/translator.h"
+#include "decode/batch_translator.h"
 #include "document/document_file.h"
 
 namespace attn::document {
@@ -15,12 +15,12 @@ struct FileRequest {
   std::string input = "-", output = "-";  // "-": standard input / output
   Format format = Format::text;
   std::string language;  // the source's sentence rules; "": the model's source language
-  TranslateOptions options;
+  BatchTranslatorOptions options;
   std::string shortlist;  // a shortlist file, "" = the whole vocabulary
 };
 
 struct FileTotals {
-  TranslateStatistics statistics;
+  BatchStatistics statistics;
   int segments = 0, sentences = 0;
   std::vector<std::string> warnings;
 };

@@ -7,9 +7,9 @@
 
 namespace attn::document {
 
-ModelSentences::ModelSentences(const LoadedModel& model, TranslateOptions options)
+ModelSentences::ModelSentences(const LoadedModel& model, BatchTranslatorOptions options)
     : model_(model), options_(std::move(options)), plain_(*model.model, *model.vocabulary, [&] {
-        TranslateOptions o = options_;
+        BatchTranslatorOptions o = options_;
         o.search.n_best = 1;
         o.export_attention = false;
         return o;
@@ -35,7 +35,7 @@ int ModelSentences::max_input_tokens() const {
 std::vector<SentenceTranslation> ModelSentences::operator()(const std::vector<std::string>& sentences,
                                                             const std::vector<bool>& alignment) {
   std::vector<BatchTranslation> got = plain_.translate(sentences);
-  const TranslateStatistics& s = plain_.statistics();
+  const BatchStatistics& s = plain_.statistics();
   totals_.sentences += s.sentences, totals_.source_tokens += s.source_tokens;
   totals_.target_tokens += s.target_tokens, totals_.seconds += s.seconds;
   totals_.batches += s.batches, totals_.output_rows += s.output_rows;

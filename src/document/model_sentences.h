@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "decode/model_directory.h"
-#include "decode/translator.h"
+#include "decode/batch_translator.h"
 #include "document/document_translation.h"
 #include "inspect/word_alignment.h"
 
@@ -17,7 +17,7 @@ class ModelSentences {
  public:
   // `options` as attn translate's (n_best is taken as 1); the alignment reads the default layer's
   // mean of heads (docs/alignment.md).
-  ModelSentences(const LoadedModel& model, TranslateOptions options);
+  ModelSentences(const LoadedModel& model, BatchTranslatorOptions options);
   ~ModelSentences();
 
   std::vector<SentenceTranslation> operator()(const std::vector<std::string>& sentences,
@@ -26,14 +26,14 @@ class ModelSentences {
   int count_tokens(std::string_view text) const;
   int max_input_tokens() const;
   // Totals of every call so far.
-  const TranslateStatistics& statistics() const { return totals_; }
+  const BatchStatistics& statistics() const { return totals_; }
 
  private:
   const LoadedModel& model_;
-  TranslateOptions options_;
+  BatchTranslatorOptions options_;
   BatchTranslator plain_;
   inspect::AlignmentOptions align_;
-  TranslateStatistics totals_;
+  BatchStatistics totals_;
 };
 
 // The DocumentOptions that go with a model: its source language's sentence rules (unless

@@ -149,7 +149,7 @@ BatchTranslator& TranslationQueue::translator(int model, const JobOptions& optio
   auto it = translators_.find(key);
   if (it == translators_.end()) {
     if (translators_.size() >= 32) translators_.clear();  // many distinct options: each holds decoding buffers
-    TranslateOptions t;
+    BatchTranslatorOptions t;
     t.search = options.search;
     t.batch_tokens = batching_.batch_tokens;
     t.max_batch_sentences = batching_.max_batch_sentences;

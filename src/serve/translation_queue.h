@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "decode/model_directory.h"
-#include "decode/translator.h"
+#include "decode/batch_translator.h"
 #include "serve/metrics.h"
 #include "serve/serve_options.h"
 

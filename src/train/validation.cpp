@@ -7,7 +7,7 @@
 #include "core/number_format.h"
 #include "core/error.h"
 #include "core/text_file.h"
-#include "decode/translator.h"
+#include "decode/batch_translator.h"
 #include "eval/bleu.h"
 #include "eval/chrf.h"
 
@@ -82,7 +82,7 @@ ValidationResult Validation::run(Transformer& model) {
     r.perplexity = std::exp(r.cross_entropy);
   }
   if (!sources_.empty()) {
-    TranslateOptions t;
+    BatchTranslatorOptions t;
     t.search.beam_size = 1;
     BatchTranslator translator(model, vocabulary_, t);
     std::vector<std::string> hyps;

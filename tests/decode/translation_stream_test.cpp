@@ -66,8 +66,8 @@ class TranslationStreamTest : public ::testing::Test {
     std::filesystem::remove_all(*dir_);
     delete dir_;
   }
-  static TranslateOptions options(int beam = 2, int n_best = 1) {
-    TranslateOptions o;
+  static BatchTranslatorOptions options(int beam = 2, int n_best = 1) {
+    BatchTranslatorOptions o;
     o.search.beam_size = beam;
     o.search.n_best = n_best;
     o.search.max_length_a = 0;
@@ -75,7 +75,7 @@ class TranslationStreamTest : public ::testing::Test {
     return o;
   }
   // Runs the stream over `text`; returns what it wrote to its output.
-  static std::string stream(const TranslateOptions& o, const std::string& text, const TranslationStreamOptions& s,
+  static std::string stream(const BatchTranslatorOptions& o, const std::string& text, const TranslationStreamOptions& s,
                             TranslationStreamTotals* totals = nullptr, std::string* warnings = nullptr,
                             std::string* attention = nullptr) {
     BatchTranslator translator(*loaded_->model, *loaded_->vocabulary, o);
@@ -88,7 +88,7 @@ class TranslationStreamTest : public ::testing::Test {
     if (attention) *attention = records.str();
     return out.str();
   }
-  static std::vector<BatchTranslation> at_once(const TranslateOptions& o, const std::vector<std::string>& lines) {
+  static std::vector<BatchTranslation> at_once(const BatchTranslatorOptions& o, const std::vector<std::string>& lines) {
     BatchTranslator translator(*loaded_->model, *loaded_->vocabulary, o);
     return translator.translate(lines);
   }
@@ -134,7 +134,7 @@ TEST_F(TranslationStreamTest, CroppedInputsAreNamedByLineFiveAtMost) {
                                           "And the evening and the morning were the first day"};
   std::string text;
   for (const auto& line : lines) text += line + "\n";
-  TranslateOptions o = options();
+  BatchTranslatorOptions o = options();
   o.max_input_tokens = 2;
   TranslationStreamOptions s;
   s.chunk_lines = 3;
@@ -171,7 +171,7 @@ TEST_F(TranslationStreamTest, NBestLinesNumberTheSentencesFromZero) {
 }
 
 TEST_F(TranslationStreamTest, AnAttentionRecordPerLineAndTheAlignmentAfterBars) {
-  TranslateOptions o = options();
+  BatchTranslatorOptions o = options();
   o.export_attention = true;
   TranslationStreamOptions s;
   s.chunk_lines = 2;

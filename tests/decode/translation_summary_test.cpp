@@ -9,8 +9,8 @@ namespace attn {
 namespace {
 
 TEST(TranslationSummary, StatisticsAddUpFieldByField) {
-  TranslateStatistics total{3, 10, 12, 0.5, 1, 100};
-  add_statistics(total, TranslateStatistics{2, 5, 8, 0.25, 2, 50});
+  BatchStatistics total{3, 10, 12, 0.5, 1, 100};
+  add_statistics(total, BatchStatistics{2, 5, 8, 0.25, 2, 50});
   EXPECT_EQ(total.sentences, 5);
   EXPECT_EQ(total.source_tokens, 15);
   EXPECT_EQ(total.target_tokens, 20);
@@ -21,7 +21,7 @@ TEST(TranslationSummary, StatisticsAddUpFieldByField) {
 
 TEST(TranslationSummary, RatesBeamAndAlpha) {
   // 5 sentences in 0.75 s: 6.67 per second; 20 target tokens: 26.7 per second.
-  const TranslateStatistics total{5, 15, 20, 0.75, 3, 150};
+  const BatchStatistics total{5, 15, 20, 0.75, 3, 150};
   SearchOptions search;
   search.beam_size = 4;
   search.length_penalty = 0.6f;
@@ -33,16 +33,16 @@ TEST(TranslationSummary, NothingTranslatedInNoTimeDividesByNoZero) {
   SearchOptions search;
   search.beam_size = 1;
   search.length_penalty = 0;
-  EXPECT_EQ(translation_summary(TranslateStatistics{}, 2, search),
+  EXPECT_EQ(translation_summary(BatchStatistics{}, 2, search),
             "translated 0 sentences (2 lines) in 0.00 s: 0.0 sentences/s, 0 target tokens/s (beam 1, alpha 0.00)\n");
 }
 
 TEST(TranslationSummary, ShortlistPiecesPerBatchRoundDown) {
-  EXPECT_EQ(shortlist_summary(TranslateStatistics{5, 15, 20, 0.75, 3, 150}, 100),
+  EXPECT_EQ(shortlist_summary(BatchStatistics{5, 15, 20, 0.75, 3, 150}, 100),
             "shortlist: 50 output pieces per batch on average (k 100, 3 batches)\n");
-  EXPECT_EQ(shortlist_summary(TranslateStatistics{1, 1, 1, 1, 4, 10}, 7),
+  EXPECT_EQ(shortlist_summary(BatchStatistics{1, 1, 1, 1, 4, 10}, 7),
             "shortlist: 2 output pieces per batch on average (k 7, 4 batches)\n");
-  EXPECT_EQ(shortlist_summary(TranslateStatistics{}, 100),
+  EXPECT_EQ(shortlist_summary(BatchStatistics{}, 100),
             "shortlist: 0 output pieces per batch on average (k 100, 0 batches)\n");
 }
 

@@ -11,7 +11,7 @@
 #include "common/run_attn.h"
 #include "common/temp_dir.h"
 #include "decode/model_directory.h"
-#include "decode/translator.h"
+#include "decode/batch_translator.h"
 #include "inspect/attention_record.h"
 #include "kernels/cpu/ops.h"
 #include "train/checkpoint.h"
@@ -115,7 +115,7 @@ void learn_to_reverse(const std::string& name, std::int64_t steps, Adjust adjust
   const auto checkpoints = list_checkpoints(dir / "run" / "checkpoints");
   ASSERT_EQ(checkpoints.size(), 5u);
   m.model->set_parameters(average_weights(checkpoints, m.model->config()));
-  TranslateOptions greedy;
+  BatchTranslatorOptions greedy;
   greedy.search.beam_size = 1;
   BatchTranslator translator(*m.model, *m.vocabulary, greedy);
   const auto out = translator.translate(task.dev_sources);

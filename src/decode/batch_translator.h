@@ -1,5 +1,6 @@
 #pragma once
-// Text to text: tokenise, sort by length into batches, beam search, detokenise, and return the
+// The batch translator, the engine under every face (docs/translation-path.md names the parts):
+// text to text: tokenise, sort by length into batches, beam search, detokenise, and return the
 // translations in input order. Empty lines translate to empty lines; inputs longer than the
 // model accepts are cropped (and reported), never crashed on.
 #include <cstdint>
@@ -17,7 +18,7 @@
 
 namespace attn {
 
-struct TranslateOptions {
+struct BatchTranslatorOptions {
   SearchOptions search;
   int batch_tokens = 2048;  // source tokens per batch, padding included
   int max_batch_sentences = 64;
@@ -38,12 +39,12 @@ struct BatchTranslation {
   int source_tokens = 0;
   bool cropped = false;                  // the input was longer than max_input_tokens
   std::vector<std::int32_t> source_ids;  // as decoded (cropped), without EOS
-  // With TranslateOptions::export_attention: the best hypothesis' attention matrices, queries
+  // With BatchTranslatorOptions::export_attention: the best hypothesis' attention matrices, queries
   // and keys including EOS (see inspect/attention_record.h).
   std::vector<inspect::AttentionMatrix> attention;
 };
 
-struct TranslateStatistics {
+struct BatchStatistics {
   std::int64_t sentences = 0, source_tokens = 0, target_tokens = 0;  // target tokens include EOS
   double seconds = 0;
   std::int64_t batches = 0, output_rows = 0;  // batches decoded, and the sum of their output layers' rows
@@ -51,7 +52,7 @@ struct TranslateStatistics {
 
 class BatchTranslator {
  public:
-  BatchTranslator(const Transformer& model, const data::Vocabulary& vocabulary, TranslateOptions options = {});
+  BatchTranslator(const Transformer& model, const data::Vocabulary& vocabulary, BatchTranslatorOptions options = {});
 
   std::vector<BatchTranslation> translate(const std::vector<std::string>& lines);
   // Token-level entry point (ids without EOS), same batching. With export_attention and a
@@ -60,16 +61,16 @@ class BatchTranslator {
       const std::vector<std::vector<std::int32_t>>& sources,
       std::vector<std::vector<inspect::AttentionMatrix>>* attention = nullptr);
 
-  const TranslateStatistics& statistics() const { return stats_; }  // of the last call
-  const TranslateOptions& options() const { return options_; }
+  const BatchStatistics& statistics() const { return stats_; }  // of the last call
+  const BatchTranslatorOptions& options() const { return options_; }
 
  private:
   const Transformer& model_;
   const data::Vocabulary& vocabulary_;
-  TranslateOptions options_;
+  BatchTranslatorOptions options_;
   IncrementalDecoder decoder_;
   std::unique_ptr<AttentionRecorder> recorder_;
-  TranslateStatistics stats_;
+  BatchStatistics stats_;
 };
 
 }  // namespace attn

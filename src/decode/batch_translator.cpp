@@ -1,4 +1,4 @@
-#include "decode/translator.h"
+#include "decode/batch_translator.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,7 +8,8 @@
 
 namespace attn {
 
-BatchTranslator::BatchTranslator(const Transformer& model, const data::Vocabulary& vocabulary, TranslateOptions options)
+BatchTranslator::BatchTranslator(const Transformer& model, const data::Vocabulary& vocabulary,
+                                 BatchTranslatorOptions options)
     : model_(model), vocabulary_(vocabulary), options_(options), decoder_(model) {
   if (options_.max_input_tokens <= 0) options_.max_input_tokens = model.config().max_positions - 1;
   options_.max_input_tokens = std::min(options_.max_input_tokens, model.config().max_positions - 1);
