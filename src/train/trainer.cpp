@@ -47,7 +47,7 @@ std::string Trainer::Run::stop_reason() {
   if (control[kSaveByTime] && progress_.step > first_step_) save();
   if (control[kSignal]) return "interrupted";
   if (o_.max_steps > 0 && progress_.step >= o_.max_steps) return "max_steps";
-  if (decays_to_the_clock() && progress_.decay_end > 0 && progress_.step >= progress_.decay_end) return "lr_decay_end";
+  if (decays_to_the_clock() && progress_.decay.end > 0 && progress_.step >= progress_.decay.end) return "lr_decay_end";
   if (control[kTimeBudget]) return "time_budget";
   if (o_.max_epochs > 0 && progress_.epoch >= o_.max_epochs) return "max_epochs";
   if (o_.early_stopping > 0 && progress_.validations_without_improvement >= o_.early_stopping) return "early_stopping";
@@ -118,7 +118,7 @@ bool Trainer::Run::update() {
   check_divergence(norm, update_loss / static_cast<double>(update_tokens));
   float grad_scale = 1.0f;
   if (o_.clip_norm > 0 && norm > o_.clip_norm) grad_scale = static_cast<float>(o_.clip_norm / norm);
-  lr_ = schedule_(progress_.step + 1);
+  lr_ = schedule_.rate(progress_.step + 1, decay_line());
   adam_->step(static_cast<float>(lr_), grad_scale);
   // The test of check_ranks_agree_on_weights: this process's first weight moves by one ulp.
   if (test_fault("weights-drift")) {
@@ -178,7 +178,7 @@ void Trainer::Run::after_update() {
                             {"target_tokens", progress_.target_tokens},
                             {"elapsed_seconds", now}};
       // The end the learning rate of this update was on the way to (lr_decay linear, time budget).
-      if (decays_to_the_clock() && schedule_.linear_end > 0) record["lr_decay_end"] = schedule_.linear_end;
+      if (decays_to_the_clock() && progress_.decay.end > 0) record["lr_decay_end"] = progress_.decay.end;
       if (ranks_.size() > 1) {
         record["ranks"] = ranks_.size();
         record["allreduce_seconds"] = window_comm_;
@@ -281,15 +281,15 @@ void Trainer::Run::estimate_decay_end() {
   }
   ranks_.sum(estimate, 2);
   const auto end = static_cast<std::int64_t>(estimate[0]);
-  if (end == progress_.decay_end) return;
-  const bool first = progress_.decay_end == 0;
+  DecayLine& line = progress_.decay;
+  if (end == line.end) return;
+  const bool first = line.end == 0;
   if (progress_.step > o_.warmup_steps) {
     // The learning rate of the update just made, on the line (or the curve) it was on.
-    progress_.decay_from_fraction = schedule_(progress_.step) / schedule_.peak();
-    progress_.decay_from = progress_.step;
+    line.from_fraction = schedule_.rate(progress_.step, line) / schedule_.peak();
+    line.from = progress_.step;
   }
-  progress_.decay_end = end;
-  follow_decay_line();
+  line.end = end;
   // Said at the first estimate and at validations (where it is compared with the dev loss).
   if (!first && (o_.valid_source.empty() || progress_.step % o_.valid_every != 0)) return;
   log_ << "lr_decay linear: at " << estimate[1] << " updates/s the time budget ends near update " << end

@@ -91,13 +91,9 @@ class Trainer::Run {
     return o_.lr_decay == "linear" && o_.max_steps == 0 && o_.time_budget_minutes > 0;
   }
   void estimate_decay_end();
-  // The schedule takes the line progress_ keeps (and the checkpoints): its end, where and how high it
-  // starts.
-  void follow_decay_line() {
-    schedule_.linear_end = progress_.decay_end;
-    schedule_.linear_from = progress_.decay_from;
-    schedule_.linear_from_fraction = progress_.decay_from_fraction;
-  }
+  // The line the learning rate falls along: under a time budget the one progress_ keeps (and the
+  // checkpoints), re-estimated as the run goes; with max_steps the fixed one to max_steps.
+  const DecayLine& decay_line() const { return decays_to_the_clock() ? progress_.decay : fixed_decay_; }
   // A model folder's metadata: `entries` and the languages the run was told.
   // With a moving average of the weights, its decay: the folder holds the average.
   std::map<std::string, std::string> model_metadata(std::map<std::string, std::string> entries) const {
@@ -133,6 +129,7 @@ class Trainer::Run {
   std::ofstream jsonl_;  // rank 0
   nlohmann::json options_json_;
   LearningRateSchedule schedule_{};
+  DecayLine fixed_decay_{};  // lr_decay linear with max_steps: to 0 at max_steps; otherwise none
   data::EpochBatches epoch_;
   std::vector<data::Batch> batches_;  // this rank's share of one update
   DeviceBuffer<float> gradient_sum_;  // the earlier batches' gradient while the next one's is computed

@@ -182,9 +182,8 @@ void Trainer::Run::prepare_loop() {
     truncate_training_log(run_ / "train.jsonl", progress_.step);
     jsonl_.open(run_ / "train.jsonl", std::ios::app);
   }
-  schedule_ = LearningRateSchedule{o_.model.d_model, o_.warmup_steps, o_.lr_scale,
-                                   o_.lr_decay == "linear" && o_.max_steps > 0 ? o_.max_steps : 0};
-  if (decays_to_the_clock()) follow_decay_line();  // as the checkpoint left it; fresh: set after the warmup
+  schedule_ = LearningRateSchedule{o_.model.d_model, o_.warmup_steps, o_.lr_scale};
+  if (o_.lr_decay == "linear" && o_.max_steps > 0) fixed_decay_.end = o_.max_steps;
   start_elapsed_ = progress_.elapsed_seconds;
   first_step_ = progress_.step;
   start_epoch();
