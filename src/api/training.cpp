@@ -6,11 +6,13 @@
 #include <iostream>
 #include <mutex>
 #include <sstream>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
 #include "api/argument_errors.h"
 #include "train/stop_signals.h"
+#include "train/train_log.h"
 #include "train/trainer.h"
 
 namespace attn {
@@ -18,18 +20,26 @@ namespace {
 
 std::mutex g_training;  // one training at a time: the stop request is the process's
 
-TrainingEvent event_of(const std::string& line) {
-  const nlohmann::json j = nlohmann::json::parse(line);
+TrainingEvent event_of(const TrainLogRecord& record, const std::string& line) {
   TrainingEvent e;
   e.json = line;
-  e.type = j.value("type", "");
-  e.step = j.value("step", std::int64_t{0});
-  e.epoch = j.value("epoch", 0);
-  e.loss = e.type == "valid" ? j.value("cross_entropy", 0.0) : j.value("loss", 0.0);
-  e.perplexity = j.value("ppl", 0.0);
-  e.learning_rate = j.value("lr", 0.0);
-  e.tokens_per_second = j.value("tokens_per_second", 0.0);
-  e.elapsed_seconds = j.value("elapsed_seconds", 0.0);
+  if (const auto* t = std::get_if<TrainRecord>(&record)) {
+    e.type = "train";
+    e.step = t->step;
+    e.epoch = static_cast<int>(t->epoch);
+    e.loss = t->loss;
+    e.perplexity = t->ppl;
+    e.learning_rate = t->lr;
+    e.tokens_per_second = t->tokens_per_second;
+    e.elapsed_seconds = t->elapsed_seconds;
+  } else {
+    const auto& v = std::get<ValidRecord>(record);
+    e.type = "valid";
+    e.step = v.step;
+    e.loss = v.cross_entropy;  // the dev loss the best model and early stopping go by
+    e.perplexity = v.ppl;
+    e.elapsed_seconds = v.elapsed_seconds;
+  }
   return e;
 }
 
@@ -57,8 +67,8 @@ TrainingSummary train(const std::string& options_json, const TrainingCallback& p
   std::ostringstream discard;
   Trainer trainer(options, quiet ? static_cast<std::ostream&>(discard) : std::cerr);
   if (progress)
-    trainer.on_record([&progress](const std::string& line) {
-      if (!progress(event_of(line))) request_stop();
+    trainer.on_record([&progress](const TrainLogRecord& record, const std::string& line) {
+      if (!progress(event_of(record, line))) request_stop();
     });
   const TrainResult r = trainer.run(resume);
   clear_stop_request();

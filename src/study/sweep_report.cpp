@@ -15,7 +15,7 @@
 #include "inspect/png_render.h"
 #include "inspect/svg_chart.h"
 #include "train/checkpoint.h"
-#include "train/run_report.h"
+#include "train/train_log.h"
 
 namespace attn::study {
 namespace {
@@ -91,14 +91,14 @@ TrainingCurves read_training_curves(const fs::path& log_file) {
   const TrainingLog log = read_training_log(log_file);
   std::vector<double> speeds;
   for (const auto& t : log.train) {
-    speeds.push_back(t.at("tokens_per_second").get<double>());
-    r.updates = std::max<std::int64_t>(r.updates, t.at("step").get<std::int64_t>());
-    r.minutes = std::max(r.minutes, t.at("elapsed_seconds").get<double>() / 60);
-    r.elapsed.push_back({t.at("step").get<std::int64_t>(), t.at("elapsed_seconds").get<double>()});
+    speeds.push_back(t.tokens_per_second);
+    r.updates = std::max<std::int64_t>(r.updates, t.step);
+    r.minutes = std::max(r.minutes, t.elapsed_seconds / 60);
+    r.elapsed.push_back({t.step, t.elapsed_seconds});
   }
   for (const auto& v : log.valid) {
-    r.updates = std::max<std::int64_t>(r.updates, v.at("step").get<std::int64_t>());
-    r.dev_curve.push_back({v.at("step").get<std::int64_t>(), v.at("cross_entropy").get<double>()});
+    r.updates = std::max<std::int64_t>(r.updates, v.step);
+    r.dev_curve.push_back({v.step, v.cross_entropy});
   }
   // A resumed run logs again the updates after its checkpoint: the later record of an update counts.
   for (auto* c : {&r.elapsed, &r.dev_curve}) {

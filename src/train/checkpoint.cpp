@@ -50,9 +50,9 @@ void to_json(nlohmann::json& j, const TrainingProgress& p) {
        {"best_step", p.best_step},
        {"validations_without_improvement", p.validations_without_improvement},
        {"ranks", p.ranks},
-       {"decay_end", p.decay_end},
-       {"decay_from", p.decay_from},
-       {"decay_from_fraction", p.decay_from_fraction}};
+       {"decay_end", p.decay.end},
+       {"decay_from", p.decay.from},
+       {"decay_from_fraction", p.decay.from_fraction}};
 }
 
 void from_json(const nlohmann::json& j, TrainingProgress& p) {
@@ -65,9 +65,9 @@ void from_json(const nlohmann::json& j, TrainingProgress& p) {
   p.best_step = j.at("best_step");
   p.validations_without_improvement = j.at("validations_without_improvement");
   p.ranks = j.value("ranks", 1);                          // checkpoints from before distributed training
-  p.decay_end = j.value("decay_end", std::int64_t{0});    // from before linear decay
-  p.decay_from = j.value("decay_from", std::int64_t{0});  // from before the end was re-estimated
-  p.decay_from_fraction = j.value("decay_from_fraction", 1.0);
+  p.decay.end = j.value("decay_end", std::int64_t{0});    // from before linear decay
+  p.decay.from = j.value("decay_from", std::int64_t{0});  // from before the end was re-estimated
+  p.decay.from_fraction = j.value("decay_from_fraction", 1.0);
 }
 
 void save_checkpoint(const std::filesystem::path& path, const Transformer& model, AdamOptimizer& optimizer,

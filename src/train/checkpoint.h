@@ -17,6 +17,7 @@
 #include "core/random.h"
 #include "model/transformer.h"
 #include "train/adam_optimizer.h"
+#include "train/learning_rate.h"
 
 namespace attn {
 
@@ -32,12 +33,10 @@ struct TrainingProgress {
   int validations_without_improvement = 0;
   int ranks = 1;  // processes of the run that wrote it (the global batch is
                   // batch_tokens x ranks x accumulate)
-  // lr_decay linear under a time budget: the update at which the learning rate reaches 0, estimated
-  // at the end of the warmup (0: not yet) and again as the run goes; the line to it starts at update
-  // decay_from (0: the warmup's end) at decay_from_fraction of the peak rate.
-  std::int64_t decay_end = 0;
-  std::int64_t decay_from = 0;
-  double decay_from_fraction = 1;
+  // lr_decay linear under a time budget: the line to the update at which the learning rate reaches 0,
+  // estimated at the end of the warmup (end 0: not yet) and again as the run goes. In the checkpoint
+  // as decay_end, decay_from and decay_from_fraction.
+  DecayLine decay;
 };
 
 void to_json(nlohmann::json& j, const TrainingProgress& p);

@@ -19,8 +19,6 @@
 namespace attn {
 namespace {
 
-double number(const nlohmann::json& j, const char* key) { return j.at(key).get<double>(); }
-
 // The training table: updates, time, speed and the best validation. The run's end is where its
 // newest checkpoint was saved (it stops with one), when that is later than the last progress record.
 void write_training_section(std::ostream& md, const TrainingLog& log, const std::filesystem::path& path,
@@ -31,19 +29,18 @@ void write_training_section(std::ostream& md, const TrainingLog& log, const std:
     return;
   }
   const auto& record = log.train.back();
-  std::int64_t updates = record.at("step").get<std::int64_t>(), epochs = record.value("epoch", std::int64_t{0}),
-               tokens = record.value("target_tokens", std::int64_t{0});
-  double seconds = number(record, "elapsed_seconds");
+  std::int64_t updates = record.step, epochs = record.epoch, tokens = record.target_tokens;
+  double seconds = record.elapsed_seconds;
   if (saved && saved->step >= updates)
     updates = saved->step, epochs = saved->epoch + 1, tokens = saved->target_tokens, seconds = saved->elapsed_seconds;
   double best_ce = 1e300, best_bleu = -1;
   std::int64_t best_step = 0;
   for (const auto& v : log.valid) {
-    if (number(v, "cross_entropy") < best_ce) best_ce = number(v, "cross_entropy"), best_step = v.at("step");
-    if (v.contains("bleu")) best_bleu = std::max(best_bleu, number(v, "bleu"));
+    if (v.cross_entropy < best_ce) best_ce = v.cross_entropy, best_step = v.step;
+    if (v.bleu) best_bleu = std::max(best_bleu, *v.bleu);
   }
   std::vector<double> rates;
-  for (const auto& s : log.train) rates.push_back(number(s, "tokens_per_second"));
+  for (const auto& s : log.train) rates.push_back(s.tokens_per_second);
   std::sort(rates.begin(), rates.end());
   md << "## Training\n\n![learning curve](learning_curve.svg)\n\n| | |\n|---|---|\n"
      << "| updates | " << updates << " (" << epochs << " epochs) |\n"
@@ -63,10 +60,10 @@ std::string learning_curve(const TrainingLog& log) {
   ChartSeries train_loss{"train loss (label-smoothed)", inspect::chart_palette()[0], false, false, true, {}};
   ChartSeries dev_ce{"dev cross-entropy", inspect::chart_palette()[1], false, false, true, {}};
   ChartSeries dev_bleu{"dev BLEU (greedy)", inspect::chart_palette()[2], true, false, true, {}};
-  for (const auto& s : log.train) train_loss.points.emplace_back(number(s, "step"), number(s, "loss"));
+  for (const auto& s : log.train) train_loss.points.emplace_back(static_cast<double>(s.step), s.loss);
   for (const auto& v : log.valid) {
-    dev_ce.points.emplace_back(number(v, "step"), number(v, "cross_entropy"));
-    if (v.contains("bleu")) dev_bleu.points.emplace_back(number(v, "step"), number(v, "bleu"));
+    dev_ce.points.emplace_back(static_cast<double>(v.step), v.cross_entropy);
+    if (v.bleu) dev_bleu.points.emplace_back(static_cast<double>(v.step), *v.bleu);
   }
   std::vector<ChartSeries> series{train_loss, dev_ce};
   if (!dev_bleu.points.empty()) series.push_back(dev_bleu);
@@ -79,56 +76,6 @@ std::string learning_curve(const TrainingLog& log) {
 }
 
 }  // namespace
-
-void truncate_training_log(const std::filesystem::path& path, std::int64_t step) {
-  if (!std::filesystem::exists(path)) return;
-  std::ifstream in(path);
-  std::string line, kept;
-  while (std::getline(in, line)) {
-    try {
-      if (nlohmann::json::parse(line).value("step", std::int64_t{0}) > step) continue;
-    } catch (const nlohmann::json::exception&) {
-      continue;  // a record torn by the kill
-    }
-    kept += line + "\n";
-  }
-  write_file_atomic(path, kept);
-}
-
-TrainingLog read_training_log(const std::filesystem::path& path) {
-  TrainingLog log;
-  const std::vector<std::string> lines = read_text_lines(path);
-  // A run killed while writing a record leaves its last line without an end: that line alone may
-  // be torn.
-  bool ends_with_newline = true;
-  if (std::ifstream in(path, std::ios::binary | std::ios::ate); in && in.tellg() > 0) {
-    in.seekg(-1, std::ios::end);
-    ends_with_newline = in.get() == '\n';
-  }
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].empty()) continue;
-    const auto j = nlohmann::json::parse(lines[i], nullptr, false);
-    if (j.is_discarded() && i + 1 == lines.size() && !ends_with_newline) {
-      log.torn_last_line = true;
-      continue;
-    }
-    if (j.is_discarded() || !j.is_object())
-      throw_at(path.string(), i + 1, "not a JSON object (train.jsonl holds one record per line)");
-    const std::string type = j.contains("type") && j["type"].is_string() ? j["type"].get<std::string>() : "";
-    if (type != "train" && type != "valid") throw_at(path.string(), i + 1, "\"type\" must be \"train\" or \"valid\"");
-    const std::vector<const char*> keys =
-        type == "train" ? std::vector<const char*>{"step", "loss", "tokens_per_second", "elapsed_seconds"}
-                        : std::vector<const char*>{"step", "cross_entropy"};
-    for (const char* key : keys)
-      if (!j.contains(key) || !j[key].is_number())
-        throw_at(path.string(), i + 1, std::string("\"") + key + "\" must be a number");
-    for (const char* key : {"bleu", "epoch", "target_tokens"})
-      if (j.contains(key) && !j[key].is_number())
-        throw_at(path.string(), i + 1, std::string("\"") + key + "\" must be a number");
-    (type == "valid" ? log.valid : log.train).push_back(j);
-  }
-  return log;
-}
 
 RunReport build_run_report(const RunReportOptions& o, const std::string& date) {
   const std::filesystem::path train = o.train_dir.empty() ? o.run / "train" : o.train_dir;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "train/train_log.h"  // read_training_log, which the report reads train.jsonl with
 
 namespace attn {
 
@@ -29,23 +29,6 @@ struct RunReportOptions {
   int sample_count = 3;
   std::filesystem::path notes;  // a Markdown file appended as it is
 };
-
-// train.jsonl's records, by type, in file order.
-struct TrainingLog {
-  std::vector<nlohmann::json> train, valid;
-  bool torn_last_line = false;  // an unfinished last record was left out
-};
-
-// Reads train.jsonl. A line that is not a JSON object, or a record whose step, loss,
-// cross-entropy, speed or time is missing or not a number (or whose BLEU, epoch or token count is
-// not one), throws attn::Error naming the file and line; blank lines are skipped. The one
-// exception: a last line that is not JSON and has no line end (a run killed while writing it) is
-// left out, and torn_last_line says so.
-TrainingLog read_training_log(const std::filesystem::path& path);
-
-// Keeps the records of train.jsonl up to `step` (and drops torn ones): a resumed run rewrites what
-// came after its checkpoint, so the log never shows steps twice. Nothing to do for a missing file.
-void truncate_training_log(const std::filesystem::path& path, std::int64_t step);
 
 struct RunReport {
   std::string markdown;

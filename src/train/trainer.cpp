@@ -4,15 +4,12 @@
 
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <string>
-#include <thread>
 
 #include "core/clock_text.h"
 #include "core/error.h"
 #include "core/seed.h"
 #include "core/sha256.h"
-#include "core/test_faults.h"
 #include "train/snapshot_schedule.h"
 #include "train/stop_signals.h"
 #include "train/training_run.h"
@@ -47,95 +44,113 @@ std::string Trainer::Run::stop_reason() {
   if (control[kSaveByTime] && progress_.step > first_step_) save();
   if (control[kSignal]) return "interrupted";
   if (o_.max_steps > 0 && progress_.step >= o_.max_steps) return "max_steps";
-  if (decays_to_the_clock() && progress_.decay_end > 0 && progress_.step >= progress_.decay_end) return "lr_decay_end";
+  if (decays_to_the_clock() && progress_.decay.end > 0 && progress_.step >= progress_.decay.end) return "lr_decay_end";
   if (control[kTimeBudget]) return "time_budget";
   if (o_.max_epochs > 0 && progress_.epoch >= o_.max_epochs) return "max_epochs";
   if (o_.early_stopping > 0 && progress_.validations_without_improvement >= o_.early_stopping) return "early_stopping";
   return "";
 }
 
+// One update, the paper's training step (section 5): the global batch, each of this rank's batches'
+// gradient, their sum over the ranks, the clip, the schedule's rate and Adam's step. Every rank does
+// each step alike; after the sum, every rank holds the same gradient and loss and decides alike.
 bool Trainer::Run::update() {
-  // The global batch: ranks x accumulate consecutive batches of the epoch order (fewer where the
-  // epoch limit falls inside it). Every rank walks all of them, to count the global batch's target
-  // tokens, and fills its own share; the gradient is averaged over all of those tokens.
+  const GlobalBatch batch = gather_global_batch();
+  if (batch.batches == 0) return false;  // the epoch limit was reached exactly at a boundary
+  double loss = accumulate_gradients(batch);
+  sum_across_ranks(loss);
+  const float grad_scale = clip_scale(loss / static_cast<double>(batch.target_tokens));
+  lr_ = schedule_.rate(progress_.step + 1, decay_line());
+  adam_->step(static_cast<float>(lr_), grad_scale);
+  faults_.after_adam(*model_);
+  count_update(batch.target_tokens);
+  faults_.after_update(progress_.step, o_.warmup_steps);
+  return true;
+}
+
+// The global batch: ranks x accumulate consecutive batches of the epoch order (fewer where the
+// epoch limit falls inside it). Every rank walks all of them, to count the global batch's target
+// tokens, and fills its own share; the gradient is averaged over all of those tokens.
+Trainer::Run::GlobalBatch Trainer::Run::gather_global_batch() {
+  GlobalBatch b;
   const int per_rank = o_.accumulate;
   const int slots = ranks_.size() * per_rank;
-  const int first_mine = ranks_.rank() * per_rank;
-  std::int64_t update_tokens = 0;
-  int used = 0, mine = 0;
+  b.first_mine = ranks_.rank() * per_rank;
   for (int k = 0; k < slots; ++k) {
-    if (progress_.next_batch >= static_cast<std::int64_t>(epoch_.size())) {
-      ++progress_.epoch;
-      progress_.next_batch = 0;
-      if (o_.max_epochs > 0 && progress_.epoch >= o_.max_epochs) break;
-      if (o_.dropout_from_epoch > 1 && progress_.epoch + 1 == o_.dropout_from_epoch) {
-        log_ << "epoch " << progress_.epoch + 1 << ": dropout " << o_.model.dropout << " (activation dropout "
-             << o_.model.activation_dropout;
-        if (o_.bpe_dropout > 0) log_ << ", BPE-dropout " << o_.bpe_dropout;
-        log_ << ") from here on (dropout_from_epoch)" << std::endl;
-      }
-      start_epoch();
-    }
+    if (progress_.next_batch >= static_cast<std::int64_t>(epoch_.size()) && !next_epoch()) break;
     const auto pairs = epoch_.pairs(static_cast<std::size_t>(progress_.next_batch++));
-    update_tokens += static_cast<std::int64_t>(batcher().target_tokens(pairs));
-    if (k >= first_mine && k < first_mine + per_rank) batcher().fill(pairs, batches_[static_cast<std::size_t>(mine++)]);
-    ++used;
+    b.target_tokens += static_cast<std::int64_t>(batcher().target_tokens(pairs));
+    if (k >= b.first_mine && k < b.first_mine + per_rank)
+      batcher().fill(pairs, batches_[static_cast<std::size_t>(b.mine++)]);
+    ++b.batches;
   }
-  if (used == 0) return false;  // the epoch limit was reached exactly at a boundary
+  return b;
+}
+
+bool Trainer::Run::next_epoch() {
+  ++progress_.epoch;
+  progress_.next_batch = 0;
+  if (o_.max_epochs > 0 && progress_.epoch >= o_.max_epochs) return false;
+  if (o_.dropout_from_epoch > 1 && progress_.epoch + 1 == o_.dropout_from_epoch) {
+    log_ << "epoch " << progress_.epoch + 1 << ": dropout " << o_.model.dropout << " (activation dropout "
+         << o_.model.activation_dropout;
+    if (o_.bpe_dropout > 0) log_ << ", BPE-dropout " << o_.bpe_dropout;
+    log_ << ") from here on (dropout_from_epoch)" << std::endl;
+  }
+  start_epoch();
+  return true;
+}
+
+// Each batch's gradient is computed from zero and added to the sum of the earlier ones, the way the
+// ranks' gradients are added: 1 rank accumulating 2 batches then sums exactly what 2 ranks of 1
+// batch sum, to the bit.
+double Trainer::Run::accumulate_gradients(const GlobalBatch& batch) {
   // Late dropout: none until the update's batches reach epoch dropout_from_epoch.
   const bool dropping = progress_.epoch + 1 >= o_.dropout_from_epoch;
-  // Each batch's gradient is computed from zero and added to the sum of the earlier ones, the
-  // way the ranks' gradients are added: 1 rank accumulating 2 batches then sums exactly what 2
-  // ranks of 1 batch sum, to the bit.
   Backend& be = model_->backend();
   const std::int64_t n = model_->parameter_count();
-  double update_loss = 0;  // this rank's share of the update's loss sum
+  double loss = 0;
   model_->zero_gradients();
-  for (int i = 0; i < mine; ++i) {
+  for (int i = 0; i < batch.mine; ++i) {
     if (i > 0) {
       be.copy(gradient_sum_.data(), model_->gradients(), static_cast<std::size_t>(n) * sizeof(float));
       model_->zero_gradients();
     }
     // Dropout masks follow the batch's place in the global batch, whoever trains it.
-    const std::uint64_t slot = static_cast<std::uint64_t>(first_mine + i);
+    const std::uint64_t slot = static_cast<std::uint64_t>(batch.first_mine + i);
     const nn::Dropout dropout{dropping ? o_.model.dropout : 0.0f, dropout_seed(o_.seed, progress_.step, slot),
                               dropping ? o_.model.activation_dropout : 0.0f};
     const LossSums s = model_->forward_backward(batches_[static_cast<std::size_t>(i)].view(), dropout,
-                                                1.0f / static_cast<float>(update_tokens));
+                                                1.0f / static_cast<float>(batch.target_tokens));
     if (i > 0) be.accumulate(gradient_sum_.data(), model_->gradients(), n);
     window_loss_ += s.loss;
     window_nll_ += s.nll;
-    update_loss += s.loss;
+    loss += s.loss;
   }
-  if (ranks_.size() > 1) {
-    const auto t0 = Clock::now();
-    ranks_.sum(model_->gradients(), static_cast<std::size_t>(model_->parameter_count()));
-    ranks_.sum(&update_loss, 1);
-    window_comm_ += std::chrono::duration<double>(Clock::now() - t0).count();
-  }
-  // Every rank now holds the same global gradient and loss, so every rank decides alike.
-  const double norm = std::sqrt(be.sum_squares(model_->gradients(), n));
-  check_divergence(norm, update_loss / static_cast<double>(update_tokens));
-  float grad_scale = 1.0f;
-  if (o_.clip_norm > 0 && norm > o_.clip_norm) grad_scale = static_cast<float>(o_.clip_norm / norm);
-  lr_ = schedule_(progress_.step + 1);
-  adam_->step(static_cast<float>(lr_), grad_scale);
-  // The test of check_ranks_agree_on_weights: this process's first weight moves by one ulp.
-  if (test_fault("weights-drift")) {
-    float first = 0;
-    be.copy_to_host(&first, model_->parameters(), sizeof first);
-    first = std::nextafter(first, std::numeric_limits<float>::infinity());
-    be.copy_to_device(model_->parameters(), &first, sizeof first);
-  }
+  return loss;
+}
+
+void Trainer::Run::sum_across_ranks(double& loss) {
+  if (ranks_.size() == 1) return;
+  const auto t0 = Clock::now();
+  ranks_.sum(model_->gradients(), static_cast<std::size_t>(model_->parameter_count()));
+  ranks_.sum(&loss, 1);
+  window_comm_ += std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// The gradient's L2 norm: a run whose norm or loss shows divergence stops here, before the update;
+// above clip_norm, the scale that brings the norm down to it (Adam applies it).
+float Trainer::Run::clip_scale(double loss_per_token) {
+  const double norm = std::sqrt(model_->backend().sum_squares(model_->gradients(), model_->parameter_count()));
+  check_divergence(norm, loss_per_token);
+  if (o_.clip_norm > 0 && norm > o_.clip_norm) return static_cast<float>(o_.clip_norm / norm);
+  return 1.0f;
+}
+
+void Trainer::Run::count_update(std::int64_t target_tokens) {
   ++progress_.step;
-  // The test of the decay end estimated from the warmup's speed on a machine that became idle: every
-  // update of the warmup 300 ms slower (the line reaches its end before the time does). (One that
-  // became busy: ATTN_TEST_FAULTS=busy-after-warmup, in elapsed().)
-  if (progress_.step <= o_.warmup_steps && test_fault("slow-warmup"))
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  progress_.target_tokens += update_tokens;
-  window_tokens_ += update_tokens;
-  return true;
+  progress_.target_tokens += target_tokens;
+  window_tokens_ += target_tokens;
 }
 
 void Trainer::Run::after_update() {
@@ -168,20 +183,20 @@ void Trainer::Run::after_update() {
     }
     log_ << std::endl;
     if (leader()) {
-      nlohmann::json record{{"type", "train"},
-                            {"step", progress_.step},
-                            {"epoch", progress_.epoch + 1},
-                            {"loss", loss},
-                            {"ppl", ppl},
-                            {"lr", lr_},
-                            {"tokens_per_second", tps},
-                            {"target_tokens", progress_.target_tokens},
-                            {"elapsed_seconds", now}};
+      TrainRecord record;
+      record.step = progress_.step;
+      record.epoch = progress_.epoch + 1;
+      record.loss = loss;
+      record.ppl = ppl;
+      record.lr = lr_;
+      record.tokens_per_second = tps;
+      record.target_tokens = progress_.target_tokens;
+      record.elapsed_seconds = now;
       // The end the learning rate of this update was on the way to (lr_decay linear, time budget).
-      if (decays_to_the_clock() && schedule_.linear_end > 0) record["lr_decay_end"] = schedule_.linear_end;
+      if (decays_to_the_clock() && progress_.decay.end > 0) record.lr_decay_end = progress_.decay.end;
       if (ranks_.size() > 1) {
-        record["ranks"] = ranks_.size();
-        record["allreduce_seconds"] = window_comm_;
+        record.ranks = ranks_.size();
+        record.allreduce_seconds = window_comm_;
       }
       emit(record);
     }
@@ -211,12 +226,11 @@ void Trainer::Run::after_update() {
     }
     if (leader()) {
       log_ << "valid step " << progress_.step << " | " << v.summary() << (best ? " | new best" : "") << std::endl;
-      nlohmann::json record = v.to_json();
-      record["type"] = "valid";
-      record["step"] = progress_.step;
-      record["best"] = best;
-      if (o_.ema_decay > 0) record["ema_decay"] = o_.ema_decay;  // the average was validated
-      record["elapsed_seconds"] = elapsed();
+      ValidRecord record = v.record();
+      record.step = progress_.step;
+      record.best = best;
+      if (o_.ema_decay > 0) record.ema_decay = o_.ema_decay;  // the average was validated
+      record.elapsed_seconds = elapsed();
       emit(record);
     }
     window_start_ = Clock::now();  // validation time is not training throughput
@@ -281,15 +295,15 @@ void Trainer::Run::estimate_decay_end() {
   }
   ranks_.sum(estimate, 2);
   const auto end = static_cast<std::int64_t>(estimate[0]);
-  if (end == progress_.decay_end) return;
-  const bool first = progress_.decay_end == 0;
+  DecayLine& line = progress_.decay;
+  if (end == line.end) return;
+  const bool first = line.end == 0;
   if (progress_.step > o_.warmup_steps) {
     // The learning rate of the update just made, on the line (or the curve) it was on.
-    progress_.decay_from_fraction = schedule_(progress_.step) / schedule_.peak();
-    progress_.decay_from = progress_.step;
+    line.from_fraction = schedule_.rate(progress_.step, line) / schedule_.peak();
+    line.from = progress_.step;
   }
-  progress_.decay_end = end;
-  follow_decay_line();
+  line.end = end;
   // Said at the first estimate and at validations (where it is compared with the dev loss).
   if (!first && (o_.valid_source.empty() || progress_.step % o_.valid_every != 0)) return;
   log_ << "lr_decay linear: at " << estimate[1] << " updates/s the time budget ends near update " << end
@@ -372,7 +386,7 @@ Trainer::Trainer(TrainOptions options, std::ostream& log, dist::Communicator& ra
 Trainer::~Trainer() = default;
 
 TrainResult Trainer::run(bool resume, bool accept_changes) {
-  Run run(options_, log_, *ranks_, resume, accept_changes);
+  Run run(options_, log_, *ranks_, TrainingFaults::from_environment(), resume, accept_changes);
   run.on_record = on_record_;
   std::string reason;
   while ((reason = run.stop_reason()).empty()) {

@@ -28,6 +28,7 @@
 
 #include "train/checkpoint.h"
 #include "train/dist/communicator.h"
+#include "train/train_log.h"
 #include "train/train_options.h"
 
 namespace attn {
@@ -53,9 +54,9 @@ class Trainer {
   // on different ranks, a rank that cannot read its files) throw dist::JobError on every rank.
   TrainResult run(bool resume, bool accept_changes = false);
 
-  // Called on rank 0, on the training thread, with each record of train.jsonl (one line of JSON,
-  // docs/commands.md) after it is written.
-  using RecordListener = std::function<void(const std::string& record)>;
+  // Called on rank 0, on the training thread, with each record of train.jsonl (train/train_log.h) and
+  // its line of JSON (docs/commands.md) after it is written.
+  using RecordListener = std::function<void(const TrainLogRecord& record, const std::string& line)>;
   void on_record(RecordListener listener) { on_record_ = std::move(listener); }
 
  private:

@@ -16,7 +16,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/test_faults.h"
 #include "data/batcher.h"
 #include "data/bpe_dropout.h"
 #include "data/parallel_corpus.h"
@@ -26,7 +25,9 @@
 #include "model/transformer.h"
 #include "train/adam_optimizer.h"
 #include "train/learning_rate.h"
+#include "train/train_log.h"
 #include "train/trainer.h"
+#include "train/training_faults.h"
 #include "train/validation.h"
 
 namespace attn {
@@ -39,12 +40,14 @@ class Trainer::Run {
  public:
   // The setup (training_run_setup.cpp): the run folder, threads, the ranks' agreement on the job,
   // data, model and optimizer fresh or from a checkpoint, shared by rank 0 with the others.
-  Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks, bool resume, bool accept_changes);
+  // `faults`: what a test asked for (TrainingFaults::from_environment); its clock starts when the setup ends.
+  Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks, const TrainingFaults& faults, bool resume,
+      bool accept_changes);
   // Agrees with the other ranks on what depends on signals and rank 0's clock (time budget,
   // checkpoints by time, snapshots), does the saving that asks for, and returns why to stop, or "".
   std::string stop_reason();
-  // One optimizer update over the global batch; false when there was no batch left (the epoch
-  // limit fell exactly at an update's boundary): nothing was trained.
+  // One optimizer update over the global batch (trainer.cpp: the steps below, in order); false when
+  // there was no batch left (the epoch limit fell exactly at an update's boundary): nothing was trained.
   bool update();
   void after_update();  // progress line, validation, checkpoints by steps
   TrainResult finish(std::string stop_reason);
@@ -65,23 +68,22 @@ class Trainer::Run {
   void start_epoch();
   const data::Batcher& batcher() const { return epoch_batcher_ ? *epoch_batcher_ : *batcher_; }
 
+  // The steps of one update, in update()'s order (trainer.cpp).
+  struct GlobalBatch {
+    std::int64_t target_tokens = 0;  // of all its batches, every rank's: the gradient is averaged over them
+    int batches = 0;                 // ranks x accumulate, fewer where the epoch limit falls inside it
+    int first_mine = 0, mine = 0;    // this rank's share: its first slot, and how many of batches_ it filled
+  };
+  GlobalBatch gather_global_batch();  // this rank's share into batches_; the epoch may change inside
+  bool next_epoch();                  // false: the epoch limit is reached
+  double accumulate_gradients(const GlobalBatch& batch);  // returns this rank's share of the loss sum
+  void sum_across_ranks(double& loss);                    // gradients and loss: the sums over all ranks
+  float clip_scale(double loss_per_token);                // stops a diverging run; the clip's scale
+  void count_update(std::int64_t target_tokens);
+
   bool leader() const { return ranks_.rank() == 0; }
-  // Training time so far. ATTN_TEST_FAULTS=minute-per-second: a minute of it passes every second,
-  // so that a test reaches a budget's minute marks in seconds. ATTN_TEST_FAULTS=busy-after-warmup:
-  // no clock but the updates, 1/8 s each of the warmup, 1 s each after it (a machine that became
-  // busy), so that a test knows to the update where a time budget ends.
-  double elapsed() const {
-    static const bool by_updates = test_fault("busy-after-warmup");
-    if (by_updates) {
-      const auto seconds = [&](std::int64_t step) {
-        const std::int64_t warm = std::min<std::int64_t>(step, o_.warmup_steps);
-        return 0.125 * static_cast<double>(warm) + static_cast<double>(step - warm);
-      };
-      return start_elapsed_ + seconds(progress_.step) - seconds(first_step_);
-    }
-    static const double speedup = test_fault("minute-per-second") ? 60 : 1;
-    return start_elapsed_ + speedup * std::chrono::duration<double>(Clock::now() - started_).count();
-  }
+  // Training time so far (ATTN_TEST_FAULTS may have the clock count faster, or count updates).
+  double elapsed() const { return clock_->elapsed(progress_.step); }
   void save();
   void save_snapshot(int minute);  // rank 0: snapshots/minute-MMM, unless there already
   void check_ranks_agree_on_weights();
@@ -91,13 +93,9 @@ class Trainer::Run {
     return o_.lr_decay == "linear" && o_.max_steps == 0 && o_.time_budget_minutes > 0;
   }
   void estimate_decay_end();
-  // The schedule takes the line progress_ keeps (and the checkpoints): its end, where and how high it
-  // starts.
-  void follow_decay_line() {
-    schedule_.linear_end = progress_.decay_end;
-    schedule_.linear_from = progress_.decay_from;
-    schedule_.linear_from_fraction = progress_.decay_from_fraction;
-  }
+  // The line the learning rate falls along: under a time budget the one progress_ keeps (and the
+  // checkpoints), re-estimated as the run goes; with max_steps the fixed one to max_steps.
+  const DecayLine& decay_line() const { return decays_to_the_clock() ? progress_.decay : fixed_decay_; }
   // A model folder's metadata: `entries` and the languages the run was told.
   // With a moving average of the weights, its decay: the folder holds the average.
   std::map<std::string, std::string> model_metadata(std::map<std::string, std::string> entries) const {
@@ -109,13 +107,15 @@ class Trainer::Run {
     }
     return entries;
   }
-  void emit(const nlohmann::json& record) {  // rank 0: a record of train.jsonl
-    const std::string line = record.dump();
+  void emit(const TrainLogRecord& record) {  // rank 0: a record of train.jsonl
+    const std::string line = record_json(record).dump();
     jsonl_ << line << std::endl;
-    if (on_record) on_record(line);
+    if (on_record) on_record(record, line);
   }
 
   TrainOptions& o_;
+  const TrainingFaults faults_;
+  std::unique_ptr<TrainingClock> clock_;  // started when the setup ends
   dist::Communicator& ranks_;
   std::ostream silent_{nullptr};
   std::ostream& log_;  // rank 0: the caller's log; other ranks: silent_
@@ -133,10 +133,11 @@ class Trainer::Run {
   std::ofstream jsonl_;  // rank 0
   nlohmann::json options_json_;
   LearningRateSchedule schedule_{};
+  DecayLine fixed_decay_{};  // lr_decay linear with max_steps: to 0 at max_steps; otherwise none
   data::EpochBatches epoch_;
   std::vector<data::Batch> batches_;  // this rank's share of one update
   DeviceBuffer<float> gradient_sum_;  // the earlier batches' gradient while the next one's is computed
-  Clock::time_point started_ = Clock::now(), last_save_ = Clock::now(), window_start_ = Clock::now();
+  Clock::time_point last_save_ = Clock::now(), window_start_ = Clock::now();
   double start_elapsed_ = 0;  // training time of earlier runs (from the checkpoint)
   std::int64_t first_step_ = 0;
   double lr_ = 0;

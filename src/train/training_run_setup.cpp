@@ -14,8 +14,9 @@
 
 namespace attn {
 
-Trainer::Run::Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks, bool resume, bool accept_changes)
-    : o_(o), ranks_(ranks), log_(ranks.rank() == 0 ? log : silent_) {
+Trainer::Run::Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks, const TrainingFaults& faults,
+                  bool resume, bool accept_changes)
+    : o_(o), faults_(faults), ranks_(ranks), log_(ranks.rank() == 0 ? log : silent_) {
   // Before the options are checked, compared with a checkpoint's or written down.
   if (const std::string decay = resolve_lr_decay(o_); !decay.empty()) log_ << decay << "\n";
   run_ = o_.run_dir;
@@ -39,7 +40,8 @@ Trainer::Run::Run(TrainOptions& o, std::ostream& log, dist::Communicator& ranks,
   prepare_loop();
   // Training time, time to the next checkpoint and the first progress window start now, not
   // before the setup (loading, tokenising) above.
-  started_ = last_save_ = window_start_ = Clock::now();
+  clock_ = faults_.clock(start_elapsed_, first_step_, o_.warmup_steps);
+  last_save_ = window_start_ = Clock::now();
 }
 
 std::vector<std::filesystem::path> Trainer::Run::check_run_folder(bool resume) {
@@ -182,9 +184,8 @@ void Trainer::Run::prepare_loop() {
     truncate_training_log(run_ / "train.jsonl", progress_.step);
     jsonl_.open(run_ / "train.jsonl", std::ios::app);
   }
-  schedule_ = LearningRateSchedule{o_.model.d_model, o_.warmup_steps, o_.lr_scale,
-                                   o_.lr_decay == "linear" && o_.max_steps > 0 ? o_.max_steps : 0};
-  if (decays_to_the_clock()) follow_decay_line();  // as the checkpoint left it; fresh: set after the warmup
+  schedule_ = LearningRateSchedule{o_.model.d_model, o_.warmup_steps, o_.lr_scale};
+  if (o_.lr_decay == "linear" && o_.max_steps > 0) fixed_decay_.end = o_.max_steps;
   start_elapsed_ = progress_.elapsed_seconds;
   first_step_ = progress_.step;
   start_epoch();

@@ -35,13 +35,17 @@ std::string ValidationResult::summary() const {
   return s + " | " + format_fixed(seconds, 1) + "s";
 }
 
-nlohmann::json ValidationResult::to_json() const {
-  nlohmann::json j{
-      {"loss", loss}, {"cross_entropy", cross_entropy}, {"ppl", perplexity}, {"tokens", tokens}, {"seconds", seconds}};
-  if (bleu) j["bleu"] = *bleu;
-  if (chrf) j["chrf"] = *chrf;
-  if (translated) j["translated"] = translated;
-  return j;
+ValidRecord ValidationResult::record() const {
+  ValidRecord r;
+  r.loss = loss;
+  r.cross_entropy = cross_entropy;
+  r.ppl = perplexity;
+  r.tokens = tokens;
+  r.seconds = seconds;
+  r.bleu = bleu;
+  r.chrf = chrf;
+  if (translated) r.translated = translated;
+  return r;
 }
 
 Validation::Validation(const TrainOptions& o, const data::Vocabulary& vocabulary,

@@ -10,11 +10,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "data/batcher.h"
 #include "data/parallel_corpus.h"
 #include "model/transformer.h"
+#include "train/train_log.h"
 #include "train/train_options.h"
 
 namespace attn {
@@ -29,7 +28,8 @@ struct ValidationResult {
   double seconds = 0;
 
   std::string summary() const;
-  nlohmann::json to_json() const;
+  // Its record in train.jsonl, but for what the training loop knows: step, best, ema_decay, time.
+  ValidRecord record() const;
 };
 
 class Validation {

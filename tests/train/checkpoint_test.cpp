@@ -28,48 +28,70 @@ void expect_error(const std::function<void()>& f, const std::string& fragment) {
 TEST(LearningRate, FollowsThePaperAtHandComputedSteps) {
   const LearningRateSchedule lr{512, 4000, 1.0};
   // 512^-0.5 = 0.044194174; 4000^-1.5 = 3.9528471e-6; 4000^-0.5 = 0.015811388
-  EXPECT_NEAR(lr(1), 0.044194174 * 3.9528471e-6, 1e-12);
-  EXPECT_NEAR(lr(2000), 0.044194174 * 2000 * 3.9528471e-6, 1e-10);
-  EXPECT_NEAR(lr(4000), 0.044194174 * 0.015811388, 1e-9);  // the peak: 6.988e-4
-  EXPECT_NEAR(lr(16000), 0.044194174 / 126.49111, 1e-9);   // half the peak
+  EXPECT_NEAR(lr.rate(1), 0.044194174 * 3.9528471e-6, 1e-12);
+  EXPECT_NEAR(lr.rate(2000), 0.044194174 * 2000 * 3.9528471e-6, 1e-10);
+  EXPECT_NEAR(lr.rate(4000), 0.044194174 * 0.015811388, 1e-9);  // the peak: 6.988e-4
+  EXPECT_NEAR(lr.rate(16000), 0.044194174 / 126.49111, 1e-9);   // half the peak
   const LearningRateSchedule scaled{256, 100, 2.0};
-  EXPECT_NEAR(scaled(400), 2.0 / 16 / 20, 1e-12);
+  EXPECT_NEAR(scaled.rate(400), 2.0 / 16 / 20, 1e-12);
+  EXPECT_EQ(scaled.rate(400, DecayLine{}), scaled.rate(400));  // a line without an end is no line
 }
 
 // Linear decay: the paper's rise to the same peak, then a straight line to 0 at the last update.
 TEST(LearningRate, LinearDecayFallsFromThePeakToZeroAtTheEnd) {
-  const LearningRateSchedule lr{256, 100, 2.0, 1100};
+  const LearningRateSchedule lr{256, 100, 2.0};
+  const DecayLine line{1100};
   // peak = 2 · 256^-0.5 · 100^-0.5 = 2 / 16 / 10 = 0.0125
-  EXPECT_NEAR(lr(50), 0.0125 / 2, 1e-12);   // the rise is the paper's: step · warmup^-1.5
-  EXPECT_NEAR(lr(100), 0.0125, 1e-12);      // the peak at the end of warmup
-  EXPECT_NEAR(lr(600), 0.0125 / 2, 1e-12);  // halfway from 100 to 1100
-  EXPECT_NEAR(lr(1000), 0.0125 / 10, 1e-12);
-  EXPECT_EQ(lr(1100), 0.0);
-  EXPECT_EQ(lr(1200), 0.0);  // never negative
-  const LearningRateSchedule paper{256, 100, 2.0};
-  EXPECT_NEAR(paper(600), 2.0 / 16 / std::sqrt(600.0), 1e-12);  // without: the inverse square root
+  EXPECT_NEAR(lr.rate(50, line), 0.0125 / 2, 1e-12);   // the rise is the paper's: step · warmup^-1.5
+  EXPECT_NEAR(lr.rate(100, line), 0.0125, 1e-12);      // the peak at the end of warmup
+  EXPECT_NEAR(lr.rate(600, line), 0.0125 / 2, 1e-12);  // halfway from 100 to 1100
+  EXPECT_NEAR(lr.rate(1000, line), 0.0125 / 10, 1e-12);
+  EXPECT_EQ(lr.rate(1100, line), 0.0);
+  EXPECT_EQ(lr.rate(1200, line), 0.0);                            // never negative
+  EXPECT_NEAR(lr.rate(600), 2.0 / 16 / std::sqrt(600.0), 1e-12);  // without: the inverse square root
 }
 
 // A re-estimated end turns the line where it was estimated: from that step, at the rate it had
 // there, straight down to 0 at the new end.
 TEST(LearningRate, ATurnedLineStartsAtItsStepAndRateAndEndsAtZero) {
-  LearningRateSchedule lr{256, 100, 2.0, 1100};
+  const LearningRateSchedule lr{256, 100, 2.0};
   EXPECT_NEAR(lr.peak(), 0.0125, 1e-15);
-  // At step 600 the line from the peak is at half the peak; the end moves from 1100 to 1600.
-  lr.linear_end = 1600;
-  lr.linear_from = 600;
-  lr.linear_from_fraction = 0.5;
-  EXPECT_NEAR(lr(600), 0.0125 / 2, 1e-12);        // no jump at the turn
-  EXPECT_NEAR(lr(1100), 0.0125 / 4, 1e-12);       // halfway from 600 to 1600
-  EXPECT_NEAR(lr(1500), 0.0125 / 2 / 10, 1e-12);  // a tenth of the way left
-  EXPECT_EQ(lr(1600), 0.0);
-  EXPECT_EQ(lr(1700), 0.0);
-  EXPECT_NEAR(lr(50), 0.0125 / 2, 1e-12);  // the rise is untouched
+  // At step 600 the line from the peak to 1100 is at half the peak; the end moves from 1100 to 1600.
+  DecayLine line{1600, 600, 0.5};
+  EXPECT_NEAR(lr.rate(600, line), 0.0125 / 2, 1e-12);        // no jump at the turn
+  EXPECT_NEAR(lr.rate(1100, line), 0.0125 / 4, 1e-12);       // halfway from 600 to 1600
+  EXPECT_NEAR(lr.rate(1500, line), 0.0125 / 2 / 10, 1e-12);  // a tenth of the way left
+  EXPECT_EQ(lr.rate(1600, line), 0.0);
+  EXPECT_EQ(lr.rate(1700, line), 0.0);
+  EXPECT_NEAR(lr.rate(50, line), 0.0125 / 2, 1e-12);  // the rise is untouched
   // The end moved nearer (a slower run): the line turns down more steeply, from the same point.
-  lr.linear_end = 800;
-  EXPECT_NEAR(lr(600), 0.0125 / 2, 1e-12);
-  EXPECT_NEAR(lr(700), 0.0125 / 4, 1e-12);
-  EXPECT_EQ(lr(800), 0.0);
+  line.end = 800;
+  EXPECT_NEAR(lr.rate(600, line), 0.0125 / 2, 1e-12);
+  EXPECT_NEAR(lr.rate(700, line), 0.0125 / 4, 1e-12);
+  EXPECT_EQ(lr.rate(800, line), 0.0);
+  // A line that starts in the warmup (from 0) starts at the peak, whatever its fraction says.
+  EXPECT_NEAR(lr.rate(600, DecayLine{1100, 0, 0.25}), 0.0125 / 2, 1e-12);
+}
+
+// The progress holds the line once; the checkpoint keeps it under its old keys, so checkpoints
+// written before the line had a struct of its own load as they did.
+TEST(Checkpoint, TheDecayLineKeepsItsKeysInTheProgressJson) {
+  TrainingProgress p;
+  p.decay = DecayLine{1234, 1000, 0.25};
+  const nlohmann::json j = p;
+  EXPECT_EQ(j.at("decay_end"), 1234);
+  EXPECT_EQ(j.at("decay_from"), 1000);
+  EXPECT_EQ(j.at("decay_from_fraction"), 0.25);
+  EXPECT_FALSE(j.contains("decay"));
+  nlohmann::json old = j;
+  old.erase("decay_end");
+  old.erase("decay_from");
+  old.erase("decay_from_fraction");
+  const auto back = old.get<TrainingProgress>();  // a checkpoint from before linear decay
+  EXPECT_EQ(back.decay.end, 0);
+  EXPECT_EQ(back.decay.from, 0);
+  EXPECT_EQ(back.decay.from_fraction, 1.0);
+  EXPECT_EQ(j.get<TrainingProgress>().decay.from_fraction, 0.25);
 }
 
 TEST(Checkpoint, RoundTripRestoresWeightsMomentsAndProgress) {
@@ -89,9 +111,9 @@ TEST(Checkpoint, RoundTripRestoresWeightsMomentsAndProgress) {
   progress.epoch = 2;
   progress.next_batch = 17;
   progress.best_valid_loss = 4.25;
-  progress.decay_end = 1234;   // lr_decay linear under a time budget: a resumed run decays as before,
-  progress.decay_from = 1000;  // along the same line
-  progress.decay_from_fraction = 0.123456789012345678;
+  progress.decay.end = 1234;   // lr_decay linear under a time budget: a resumed run decays as before,
+  progress.decay.from = 1000;  // along the same line
+  progress.decay.from_fraction = 0.123456789012345678;
   save_checkpoint(checkpoint_path(dir, 3), model, adam, progress, {{"note", "x"}});
 
   Transformer restored(c);
@@ -107,9 +129,9 @@ TEST(Checkpoint, RoundTripRestoresWeightsMomentsAndProgress) {
   EXPECT_EQ(back.progress.next_batch, 17);
   EXPECT_EQ(back.progress.epoch, 2);
   EXPECT_EQ(back.progress.best_valid_loss, 4.25);
-  EXPECT_EQ(back.progress.decay_end, 1234);
-  EXPECT_EQ(back.progress.decay_from, 1000);
-  EXPECT_EQ(back.progress.decay_from_fraction, 0.123456789012345678);  // to the bit
+  EXPECT_EQ(back.progress.decay.end, 1234);
+  EXPECT_EQ(back.progress.decay.from, 1000);
+  EXPECT_EQ(back.progress.decay.from_fraction, 0.123456789012345678);  // to the bit
   EXPECT_EQ(back.options.at("note"), "x");
   EXPECT_EQ(list_checkpoints(dir), std::vector<std::filesystem::path>{checkpoint_path(dir, 3)});
 }

@@ -29,8 +29,8 @@ TEST(RunReport, CountsToTheUpdateTheRunStoppedAt) {
 
   const TrainingLog records = read_training_log(dir / "run" / "train.jsonl");
   ASSERT_EQ(records.train.size(), 2u);
-  ASSERT_EQ(records.train.back().at("step"), 8);
-  ASSERT_LT(records.train.back().at("target_tokens").get<std::int64_t>(), result.progress.target_tokens);
+  ASSERT_EQ(records.train.back().step, 8);
+  ASSERT_LT(records.train.back().target_tokens, result.progress.target_tokens);
 
   RunReportOptions r;
   r.run = dir / "report";

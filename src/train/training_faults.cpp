@@ -1,0 +1,39 @@
+#include "train/training_faults.h"
+
+#include <cmath>
+#include <limits>
+#include <thread>
+
+#include "core/test_faults.h"
+#include "model/transformer.h"
+
+namespace attn {
+
+TrainingFaults TrainingFaults::from_environment() {
+  TrainingFaults f;
+  f.minute_per_second = test_fault("minute-per-second");
+  f.busy_after_warmup = test_fault("busy-after-warmup");
+  f.weights_drift = test_fault("weights-drift");
+  f.slow_warmup = test_fault("slow-warmup");
+  return f;
+}
+
+std::unique_ptr<TrainingClock> TrainingFaults::clock(double before, std::int64_t first_step, int warmup_steps) const {
+  if (busy_after_warmup) return std::make_unique<UpdateCountingClock>(before, first_step, warmup_steps);
+  return std::make_unique<SteadyTrainingClock>(before, minute_per_second ? 60 : 1);
+}
+
+void TrainingFaults::after_adam(Transformer& model) const {
+  if (!weights_drift) return;
+  Backend& be = model.backend();
+  float first = 0;
+  be.copy_to_host(&first, model.parameters(), sizeof first);
+  first = std::nextafter(first, std::numeric_limits<float>::infinity());
+  be.copy_to_device(model.parameters(), &first, sizeof first);
+}
+
+void TrainingFaults::after_update(std::int64_t step, int warmup_steps) const {
+  if (slow_warmup && step <= warmup_steps) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+}
+
+}  // namespace attn

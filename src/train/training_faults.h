@@ -1,0 +1,72 @@
+#pragma once
+// Training time, and the faults a test can ask of a training run (ATTN_TEST_FAULTS,
+// core/test_faults.h): read once where the run is set up, then applied at named points of the
+// update, so that neither the clock nor the step asks the environment. Not a public header.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+namespace attn {
+
+class Transformer;
+
+// The training time that the time budget, snapshots and the linear decay's end estimate go by.
+class TrainingClock {
+ public:
+  virtual ~TrainingClock() = default;
+  // Training time in all after `step` updates: earlier runs' (from the checkpoint) and this one's.
+  virtual double elapsed(std::int64_t step) const = 0;
+};
+
+// The steady clock from the end of the run's setup, `speedup` times as fast (1 outside tests).
+class SteadyTrainingClock final : public TrainingClock {
+ public:
+  SteadyTrainingClock(double before, double speedup) : before_(before), speedup_(speedup) {}
+  double elapsed(std::int64_t) const override {
+    return before_ + speedup_ * std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  }
+
+ private:
+  double before_, speedup_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+};
+
+// No clock but the updates: 1/8 s each of the warmup, 1 s each after it (a machine that became
+// busy), so that a test knows to the update where a time budget ends.
+class UpdateCountingClock final : public TrainingClock {
+ public:
+  UpdateCountingClock(double before, std::int64_t first_step, int warmup_steps)
+      : before_(before), first_step_(first_step), warmup_steps_(warmup_steps) {}
+  double elapsed(std::int64_t step) const override { return before_ + seconds(step) - seconds(first_step_); }
+
+ private:
+  double seconds(std::int64_t step) const {
+    const std::int64_t warm = std::min<std::int64_t>(step, warmup_steps_);
+    return 0.125 * static_cast<double>(warm) + static_cast<double>(step - warm);
+  }
+  double before_;
+  std::int64_t first_step_;
+  int warmup_steps_;
+};
+
+// The faults ATTN_TEST_FAULTS asks for, each reaching a path a correct run never takes (or takes
+// only after minutes). All off outside tests.
+struct TrainingFaults {
+  bool minute_per_second = false;  // a minute of training time passes every second (budget minute marks in seconds)
+  bool busy_after_warmup = false;  // training time counted in updates (UpdateCountingClock)
+  bool weights_drift = false;      // this process's first weight moves by one ulp after each Adam step
+  bool slow_warmup = false;        // every warmup update 300 ms slower (the decay's end estimated too early)
+
+  static TrainingFaults from_environment();  // the one place a training run reads ATTN_TEST_FAULTS
+
+  // The run's clock, started now: `before` seconds of training in earlier runs, up to update first_step.
+  std::unique_ptr<TrainingClock> clock(double before, std::int64_t first_step, int warmup_steps) const;
+  // After Adam's step: the test of the ranks' agreement on the weights (weights_drift).
+  void after_adam(Transformer& model) const;
+  // After update `step` is counted: the test of a decay end estimated on a machine that then became
+  // idle (slow_warmup).
+  void after_update(std::int64_t step, int warmup_steps) const;
+};
+
+}  // namespace attn
