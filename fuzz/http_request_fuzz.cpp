@@ -143,7 +143,7 @@ void v1_translate(const httplib::Request& req, httplib::Response& res) {
   check_model(r.model);
   for (const auto& t : r.texts) FUZZ_CHECK(t.find('\n') == std::string::npos, "a text of several lines");
   const auto& s = r.job.search;
-  FUZZ_CHECK(s.beam_size >= 1 && s.beam_size <= attn::serve::kMaxBeam, "beam " + std::to_string(s.beam_size));
+  FUZZ_CHECK(s.beam_size >= 1 && s.beam_size <= attn::kMaxBeam, "beam " + std::to_string(s.beam_size));
   FUZZ_CHECK(s.n_best >= 1 && s.n_best <= s.beam_size, "n_best " + std::to_string(s.n_best));
   res.set_content("{}", "application/json");
 }
