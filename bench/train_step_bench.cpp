@@ -6,7 +6,11 @@
 //   train_step_bench [--profile] [--precision fp32|bf16] [--sentences N] [--dropout P] [--vocab N]
 //                    [--ema-decay D] [PRESET...]
 //                                                                   default: small base, fp32, 128
-// Prints target tokens/s and the step time (median step), the GEMM share of the FLOPs, and peak resident memory.
+// Prints target tokens/s and the step time (median step), the GEMM share of the FLOPs, and peak resident memory;
+// and the step's ceiling on this machine: the time of its matrix products, each timed alone at its own shape,
+// operand types and layouts (as gemm_bench times them), with attention's per-(sentence, head) products at the rate
+// of the large ones (what a fused attention kernel aims for) — products_ms, ceiling_ms and at_ceiling = ceiling /
+// step, the share of the step's time its products would need.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -15,6 +19,9 @@
 #include <cstdio>
 #include <string>
 #include <vector>
+
+#include <map>
+#include <tuple>
 
 #include "core/random.h"
 #include "kernels/profiling_backend.h"
@@ -41,6 +48,90 @@ double step_gemm_flops(const attn::ModelConfig& c, int B, int S, int T) {
         rt * d * hk + rs * d * (hk + hv) + rt * hv * d + B * c.heads * (double(T) * S * (c.d_k + c.d_v)));
   f += rt * d * c.vocab_size;
   return 2 * f * 3;  // multiply-adds → FLOPs; forward + backward (2×)
+}
+
+// The median time of one product alone, on operands of its shape, types and layouts.
+double product_seconds(attn::Backend& be, const attn::ProfilingBackend::Product& p) {
+  // Elements spanned by an operand: stored rows × ld, the last row only to its end, plus the batch's offsets.
+  auto span = [](std::int64_t rows, std::int64_t cols, std::int64_t ld, std::int64_t outer_stride,
+                 std::int64_t inner_stride, const attn::GemmBatch& b, bool batched) {
+    std::int64_t n = (rows - 1) * ld + cols;
+    if (batched) n += (b.outer - 1) * outer_stride + (b.inner - 1) * inner_stride;
+    return n;
+  };
+  auto operand = [&](const attn::MatrixRef& r, int rows, int cols, std::int64_t outer, std::int64_t inner,
+                     std::vector<void*>& owned) {
+    const bool t = r.trans == attn::Trans::Yes;
+    const std::int64_t n = span(t ? cols : rows, t ? rows : cols, r.ld, outer, inner, p.batch, p.batched);
+    auto* f = static_cast<float*>(be.allocate(n * sizeof(float)));
+    owned.push_back(f);
+    be.fill(f, n, 0.01f);
+    attn::MatrixRef out = r;
+    out.data = f;
+    if (r.dtype == attn::DType::bf16) {
+      auto* h = static_cast<attn::Bf16*>(be.allocate(n * sizeof(attn::Bf16)));
+      owned.push_back(h);
+      be.to_bf16(f, n, h);
+      out.data = h;
+    } else if (r.dtype != attn::DType::f32) {
+      throw std::runtime_error("train_step_bench: a training product with an operand of type " +
+                               std::string(attn::to_string(r.dtype)));
+    }
+    return out;
+  };
+  std::vector<void*> owned;
+  const attn::MatrixRef a = operand(p.a, p.m, p.k, p.batch.a_outer, p.batch.a_inner, owned);
+  const attn::MatrixRef b = operand(p.b, p.k, p.n, p.batch.b_outer, p.batch.b_inner, owned);
+  const std::int64_t cn = span(p.m, p.n, p.ldc, p.batch.c_outer, p.batch.c_inner, p.batch, p.batched);
+  auto* c = static_cast<float*>(be.allocate(cn * sizeof(float)));
+  owned.push_back(c);
+  be.fill(c, cn, 0);
+  std::vector<double> t;
+  for (int i = 0; i < 6; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    be.matmul(p.m, p.n, p.k, p.alpha, a, b, p.beta, c, p.ldc, p.batched ? &p.batch : nullptr);
+    if (i > 0) t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  for (void* x : owned) be.deallocate(x);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+struct Ceiling {
+  double product_seconds = 0;  // the single products, each alone
+  double seconds = 0;          // and attention's FLOPs at their rate
+};
+
+// The step's ceiling from the products of one step (identical ones timed once): every single product
+// at its own rate alone, and the rest of the step's product FLOPs (attention's scores and contexts,
+// batched or fused) at the single products' overall rate.
+Ceiling step_ceiling(attn::Backend& be, const std::vector<attn::ProfilingBackend::Product>& products,
+                     double step_flops) {
+  using Key = std::tuple<int, int, int, int, int, std::int64_t, std::int64_t, int, int, int>;
+  std::map<Key, std::pair<const attn::ProfilingBackend::Product*, int>> distinct;
+  for (const auto& p : products) {
+    if (p.batched) continue;
+    const Key key{p.m,
+                  p.n,
+                  p.k,
+                  static_cast<int>(p.a.dtype) * 2 + (p.a.trans == attn::Trans::Yes),
+                  static_cast<int>(p.b.dtype) * 2 + (p.b.trans == attn::Trans::Yes),
+                  p.a.ld,
+                  p.b.ld,
+                  p.ldc,
+                  p.beta != 0,
+                  0};
+    auto [it, fresh] = distinct.try_emplace(key, &p, 0);
+    ++it->second.second;
+  }
+  Ceiling out;
+  double single_flops = 0;
+  for (const auto& [key, entry] : distinct) {
+    out.product_seconds += entry.second * product_seconds(be, *entry.first);
+    single_flops += entry.second * entry.first->flops();
+  }
+  out.seconds = out.product_seconds + std::max(0.0, step_flops - single_flops) * out.product_seconds / single_flops;
+  return out;
 }
 
 }  // namespace
@@ -118,14 +209,28 @@ int main(int argc, char** argv) {
     }
     std::sort(times.begin(), times.end());
     const double secs = times[times.size() / 2];
+    const double peak_mb = peak_rss_mb();  // before the probe below
+    // One step's products, recorded on a model of the same shapes (the timed model calls no profiler
+    // unless --profile asks for it).
+    std::vector<attn::ProfilingBackend::Product> products;
+    {
+      attn::ProfilingBackend recorder(backend);
+      attn::Transformer probe(c, recorder);
+      probe.initialize(1);
+      probe.zero_gradients();
+      probe.forward_backward(batch, attn::nn::Dropout{c.dropout, 0}, 1.0f / (B * T));
+      products = recorder.products();
+    }
+    const Ceiling ceiling = step_ceiling(backend, products, flops);
     std::printf(
         "train_step %-6s precision=%s dropout=%g vocab=%d ema_decay=%g params=%.1fM batch=%dx(%d+%d) tokens/s=%.0f "
         "step_ms=%.1f "
         "gemm_GFLOP/s=%.0f "
-        "peak_rss_MB=%.0f workspace_MB=%.0f fastest_step_ms=%.1f\n",
+        "peak_rss_MB=%.0f workspace_MB=%.0f fastest_step_ms=%.1f products_ms=%.1f ceiling_ms=%.1f at_ceiling=%.0f%%\n",
         preset.c_str(), attn::to_string(precision).c_str(), double(c.dropout), c.vocab_size, ema_decay,
-        model.parameter_count() / 1e6, B, S, T, B * T / secs, secs * 1e3, flops / secs / 1e9, peak_rss_mb(),
-        model.workspace_bytes() / 1048576.0, times.front() * 1e3);
+        model.parameter_count() / 1e6, B, S, T, B * T / secs, secs * 1e3, flops / secs / 1e9, peak_mb,
+        model.workspace_bytes() / 1048576.0, times.front() * 1e3, ceiling.product_seconds * 1e3, ceiling.seconds * 1e3,
+        100 * ceiling.seconds / secs);
     if (profile) std::printf("%s", profiler.report().c_str());
     std::fflush(stdout);
   }

@@ -6,14 +6,18 @@
 
 namespace attn {
 
+double ProfilingBackend::Product::flops() const {
+  return 2.0 * m * n * k * (batched ? static_cast<double>(batch.outer) * batch.inner : 1.0);
+}
+
 void ProfilingBackend::matmul(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta,
                               float* c, int ldc, const GemmBatch* batch) {
   char key[96];
-  double flops = 2.0 * m * n * k;
+  products_.push_back({m, n, k, alpha, beta, a, b, ldc, batch != nullptr, batch ? *batch : GemmBatch{}});
+  const double flops = products_.back().flops();
   const char* ta = a.trans == Trans::Yes ? "T" : "N";
   const char* tb = b.trans == Trans::Yes ? "T" : "N";
   if (batch) {
-    flops *= static_cast<double>(batch->outer) * batch->inner;
     std::snprintf(key, sizeof key, "matmul %s·%s %s%s batched", to_string(a.dtype), to_string(b.dtype), ta, tb);
   } else {
     std::snprintf(key, sizeof key, "matmul %s·%s %s%s %dx%dx%d", to_string(a.dtype), to_string(b.dtype), ta, tb, m, n,

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kernels/backend.h"
 
@@ -20,7 +21,23 @@ class ProfilingBackend final : public Backend {
     long calls = 0;
   };
   const std::map<std::string, Stat>& stats() const { return stats_; }
-  void reset() { stats_.clear(); }
+  // A matrix product as it was called: its shape, operand types, layouts and (for a batch of
+  // products) strides, for timing the same product alone (the pointers are not kept valid).
+  struct Product {
+    int m = 0, n = 0, k = 0;
+    float alpha = 1, beta = 0;
+    MatrixRef a, b;
+    int ldc = 0;
+    bool batched = false;
+    GemmBatch batch;
+    double flops() const;
+  };
+  // Every matrix product since the last reset, in call order.
+  const std::vector<Product>& products() const { return products_; }
+  void reset() {
+    stats_.clear();
+    products_.clear();
+  }
   // One line per operation, slowest first.
   std::string report() const;
 
@@ -59,6 +76,7 @@ class ProfilingBackend final : public Backend {
   }
   Backend& inner_;
   std::map<std::string, Stat> stats_;
+  std::vector<Product> products_;
 };
 
 }  // namespace attn
