@@ -57,10 +57,23 @@ void check_text_limits(const std::vector<std::string>& texts, const Limits& limi
                     ")");
 }
 
+namespace {
+
+// Whether the value is an integer from low to high: JSON's integers past 2^63 - 1 come as unsigned
+// 64-bit numbers, which read as signed would wrap to negatives (2^64 - 1 to -1).
+bool integer_within(const json& value, long long low, long long high) {
+  if (value.is_number_unsigned())
+    return value.get<unsigned long long>() <= static_cast<unsigned long long>(high) &&
+           (low <= 0 || value.get<unsigned long long>() >= static_cast<unsigned long long>(low));
+  return value.is_number_integer() && value.get<long long>() >= low && value.get<long long>() <= high;
+}
+
+}  // namespace
+
 int integer_field(const json& request, const char* key, int fallback, int low, int high) {
   const auto it = request.find(key);
   if (it == request.end() || it->is_null()) return fallback;
-  if (!it->is_number_integer() || it->get<long long>() < low || it->get<long long>() > high)
+  if (!integer_within(*it, low, high))
     invalid_request(std::string(key) + " must be an integer from " + std::to_string(low) + " to " +
                     std::to_string(high) + " (got " + quoted(*it) + ")");
   return it->get<int>();
@@ -78,8 +91,7 @@ double number_field(const json& request, const char* key, double fallback, doubl
 int integer_field(const json& request, const char* key, int fallback) {
   const auto it = request.find(key);
   if (it == request.end() || it->is_null()) return fallback;
-  if (!it->is_number_integer() || it->get<long long>() < std::numeric_limits<int>::min() ||
-      it->get<long long>() > std::numeric_limits<int>::max())
+  if (!integer_within(*it, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()))
     invalid_request(std::string(key) + " must be an integer (got " + quoted(*it) + ")");
   return it->get<int>();
 }

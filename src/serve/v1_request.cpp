@@ -24,7 +24,7 @@ std::string list_text(const json& value, const char* key) {
     if (!v.is_string() && !v.is_number_integer())
       invalid_request(std::string("attention.") + key + " holds " + quoted(v) + ": give names or numbers");
     if (!text.empty()) text += ',';
-    text += v.is_string() ? v.get<std::string>() : std::to_string(v.get<long long>());
+    text += v.is_string() ? v.get<std::string>() : v.dump();  // an integer's digits as sent (no wrap past 2^63)
   }
   return text;
 }
@@ -83,7 +83,7 @@ inspect::AlignmentOptions alignment_options(const json& alignment, const ModelCo
     if (alignment.contains("head")) {
       const json& h = alignment["head"];
       if (h.is_number_integer())
-        head = std::to_string(h.get<long long>());
+        head = h.dump();  // its digits as sent: a head number past 2^63 is refused as itself
       else if (h.is_string())
         head = h.get<std::string>();
       else

@@ -60,6 +60,8 @@ TEST(LibreRequest, RefusalsUseLibreTranslatesWording) {
             "400 French (fr) is not available as a target language from English (en)");
   EXPECT_EQ(libre_failure({{"q", "x"}, {"source", "en"}, {"target", "es"}, {"alternatives", 17}}),
             "400 Invalid request: alternatives must be an integer from 0 to 16 (got 17)");
+  EXPECT_EQ(libre_failure({{"q", "x"}, {"source", "en"}, {"target", "es"}, {"alternatives", 18446744073709551615ull}}),
+            "400 Invalid request: alternatives must be an integer from 0 to 16 (got 18446744073709551615)");
   EXPECT_EQ(libre_failure({{"q", "x"}, {"source", 1}, {"target", "es"}}),
             "400 Invalid request: source must be a string (got 1)");
 }

@@ -108,6 +108,12 @@ TEST(V1Translate, WrongFieldsAreNamed) {
             "400 Invalid request: beam must be an integer from 1 to 128 (got 129)");
   EXPECT_EQ(translate_failure(with("beam", 2.5)), "400 Invalid request: beam must be an integer (got 2.5)");
   EXPECT_EQ(translate_failure(with("beam", 1e10)), "400 Invalid request: beam must be an integer (got 10000000000.0)");
+  // Integers past 2^63 (JSON's unsigned 64-bit ones) are refused as they were sent, not read as negatives
+  // (2^64 - 1 would read as -1, 2^63 + 4 as -2^63 + 4).
+  EXPECT_EQ(translate_failure(with("beam", 18446744073709551615ull)),
+            "400 Invalid request: beam must be an integer (got 18446744073709551615)");
+  EXPECT_EQ(translate_failure(with("min_length", 9223372036854775812ull)),
+            "400 Invalid request: min_length must be an integer (got 9223372036854775812)");
   EXPECT_EQ(translate_failure(with("alpha", "big")), "400 Invalid request: alpha must be a number (got \"big\")");
   EXPECT_EQ(translate_failure(with("alpha", 1e300)), "400 Invalid request: alpha must be a number (got 1e+300)");
   EXPECT_EQ(translate_failure(with("alpha", 101)),
@@ -164,6 +170,13 @@ TEST(V1Translate, AttentionAndAlignmentAreCheckedAgainstTheModel) {
   EXPECT_EQ(translate_failure(with("attention", json::parse(R"({"kinds": "cross,encoder_self", "layers": [2]})"))),
             "400 Invalid request: attention: --attention-layers: the model has no layer 2 for the chosen kinds "
             "(both stacks have 2: 0-1)");
+  // A number past 2^63 is named as it was sent (read as a signed integer it was -1).
+  EXPECT_EQ(translate_failure(with("attention", json::parse(R"({"heads": [18446744073709551615]})"))),
+            "400 Invalid request: attention: attention.heads: '18446744073709551615' is not a number from 0 (give a "
+            "comma-separated list, or all)");
+  EXPECT_EQ(translate_failure(with("alignment", json::parse(R"({"head": 18446744073709551615})"))),
+            "400 Invalid request: alignment: --alignment-head: '18446744073709551615' is not a number from 0 (give a "
+            "comma-separated list, or all)");
   EXPECT_EQ(translate_failure(with("alignment", 1)),
             "400 Invalid request: alignment must be true, false or an object {layer, head, threshold}");
   EXPECT_EQ(translate_failure(with("alignment", {{"heads", 1}})),
