@@ -244,7 +244,13 @@ void Transformer::for_each_logits_block(const TokenBatch& b, Block&& block) {
   }
 }
 
-void Transformer::backward(const TokenBatch& b, const nn::Dropout& dropout) {
+std::int64_t Transformer::layer_start(bool decoder, int layer) const {
+  return layout_
+      .find((decoder ? "decoder.layers." : "encoder.layers.") + std::to_string(layer) + ".self_attn.q_proj.weight")
+      .offset;
+}
+
+void Transformer::backward(const TokenBatch& b, const nn::Dropout& dropout, const GradientsFinal& final) {
   Backend& be = *backend_;
   TrainingWorkspace& ws = workspace_;
   const std::int64_t rows_t = static_cast<std::int64_t>(b.batch) * b.tgt_len;
@@ -263,18 +269,22 @@ void Transformer::backward(const TokenBatch& b, const nn::Dropout& dropout) {
     const float* x = input_of(decoder_, ws.decoder, i, ws.decoder_input, rows_t);
     decoder_[i].backward(be, x, memory, b.batch, b.tgt_len, b.src_len, decoder_mask(), memory_mask(), dropout,
                          ws.decoder[i], ws.scratch, ws.d_decoder, ws.d_memory);
+    if (final) final(layer_start(true, i));
   }
   embedding_.embed_backward(be, ws.tgt_in, b.batch, b.tgt_len, ws.d_decoder, dropout, kTargetEmbeddingSite,
                             positions_grad(true));
   for (int i = static_cast<int>(encoder_.size()) - 1; i >= 0; --i) {
     const float* x = input_of(encoder_, ws.encoder, i, ws.encoder_input, rows_s);
     encoder_[i].backward(be, x, b.batch, b.src_len, encoder_mask(), dropout, ws.encoder[i], ws.scratch, ws.d_memory);
+    if (final) final(layer_start(false, i));
   }
   embedding_.embed_backward(be, ws.src, b.batch, b.src_len, ws.d_memory, dropout, kSourceEmbeddingSite,
                             positions_grad(false));
+  if (final) final(0);
 }
 
-LossSums Transformer::forward_backward(const TokenBatch& b, const nn::Dropout& dropout, float grad_scale) {
+LossSums Transformer::forward_backward(const TokenBatch& b, const nn::Dropout& dropout, float grad_scale,
+                                       const GradientsFinal& final) {
   gradients();  // make sure the layers see a gradient buffer
   workspace_.lay_out(*backend_, config_, b.batch, b.src_len, b.tgt_len, /*backward=*/true);
   upload(b);
@@ -293,7 +303,7 @@ LossSums Transformer::forward_backward(const TokenBatch& b, const nn::Dropout& d
                                     /*grad (null: over the logits)=*/d_logits_bf16, DType::bf16);
     embedding_.project_backward(*backend_, y, count, d_logits, dy);
   });
-  backward(b, dropout);
+  backward(b, dropout, final);
   return sums;
 }
 

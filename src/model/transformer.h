@@ -3,6 +3,7 @@
 // parameters in one buffer (and all gradients in another of the same layout).
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -62,7 +63,16 @@ class Transformer {
   // Training: forward and backward of one batch. Gradients are accumulated (not overwritten) so
   // several batches can form one update; the loss gradient is multiplied by grad_scale (e.g. one
   // over the number of target tokens of the whole update).
-  LossSums forward_backward(const TokenBatch& batch, const nn::Dropout& dropout, float grad_scale);
+  //
+  // final, where given, is told as the backward pass goes which part of the gradient buffer this
+  // call will not change any more: final(first) means gradients()[first, parameter_count()) is done
+  // (the layers are laid out encoder then decoder, and the backward pass finishes them from the last
+  // decoder layer back; the shared embedding, at the start, is done last). first falls from call to
+  // call and the last call has first = 0. The training floor starts summing the finished part
+  // across processes while the rest is computed.
+  using GradientsFinal = std::function<void(std::int64_t first)>;
+  LossSums forward_backward(const TokenBatch& batch, const nn::Dropout& dropout, float grad_scale,
+                            const GradientsFinal& final = {});
   // Loss without dropout and without backward.
   LossSums evaluate(const TokenBatch& batch);
   // log P(target + EOS | source) of each sentence (forced decoding, no smoothing, no dropout).
@@ -97,7 +107,9 @@ class Transformer {
   // Calls block(first row, rows) with the logits of each block of target rows in workspace_.logits.
   template <typename Block>
   void for_each_logits_block(const TokenBatch& batch, Block&& block);
-  void backward(const TokenBatch& batch, const nn::Dropout& dropout);
+  void backward(const TokenBatch& batch, const nn::Dropout& dropout, const GradientsFinal& final);
+  // Where each layer's parameters start in the layout (its first tensor's offset).
+  std::int64_t layer_start(bool decoder, int layer) const;
   AttentionMask encoder_mask() const;
   AttentionMask decoder_mask() const;
   AttentionMask memory_mask() const;

@@ -11,6 +11,8 @@ bool free_to_change(const std::string& key) {
                                           "source_lang",
                                           "target_lang",
                                           "threads",
+                                          "allreduce",
+                                          "allreduce_bucket_mb",
                                           "max_steps",
                                           "max_epochs",
                                           "time_budget_minutes",

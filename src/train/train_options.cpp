@@ -75,6 +75,15 @@ std::vector<OptionField> option_fields(TrainOptions& o) {
       {"log_every", "progress line and log record every N updates", &o.log_every},
       {"seed", "random seed: initialisation, batch order, dropout", &o.seed},
       {"threads", "CPU threads (0: all cores; under mpirun, the cores of this rank)", &o.threads},
+      {"allreduce",
+       "under mpirun, how the ranks sum their gradients: overlapped (in buckets of allreduce_bucket_mb, each sent as "
+       "soon as the backward pass has finished it, while the earlier layers are still computed) or after_backward "
+       "(one sum of the whole gradient after the backward pass)",
+       &o.allreduce},
+      {"allreduce_bucket_mb",
+       "MB of gradient a bucket of the overlapped sum holds (the last layers' first; a gradient smaller than one "
+       "bucket goes as one)",
+       &o.allreduce_bucket_mb},
       {"precision", "matrix products in fp32, or bf16 (mixed precision, float32 sums; needs AVX512-BF16)",
        &o.precision},
       {"encoder_layers", "N for the encoder", &m.encoder_layers, true},
@@ -292,6 +301,12 @@ void validate(const TrainOptions& o) {
   need(o.snapshot_every_minutes >= 0, "snapshot_every_minutes must be >= 0");
   need(o.log_every >= 1, "log_every must be at least 1");
   need(o.threads >= 0, "threads must be >= 0 (0: all cores)");
+  need(o.allreduce == "overlapped" || o.allreduce == "after_backward",
+       "allreduce must be \"overlapped\" or \"after_backward\", got \"" + o.allreduce + "\"");
+  need(o.allreduce_bucket_mb > 0 && o.allreduce_bucket_mb <= 65536,
+       "allreduce_bucket_mb must be a size in MB above 0 and at most 65536 (for one sum after the backward pass, "
+       "allreduce \"after_backward\"), got " +
+           nlohmann::json(o.allreduce_bucket_mb).dump());
   parse_matmul_precision(o.precision);  // throws naming the accepted values
   need(o.max_length <= o.model.max_positions, "max_length must not exceed the model's max_positions");
   o.model.validate();

@@ -57,9 +57,14 @@ struct TrainOptions {
   int snapshot_every_minutes = 0;  // > 0: also keep a model folder every N minutes of training
                                    // (snapshots/minute-NNN), to see what a shorter budget gives
   // Progress.
-  int log_every = 50;              // steps between progress lines and log records
-  std::uint64_t seed = 1;          // initialisation, batch order and dropout
-  int threads = 0;                 // 0 = all cores
+  int log_every = 50;      // steps between progress lines and log records
+  std::uint64_t seed = 1;  // initialisation, batch order and dropout
+  int threads = 0;         // 0 = all cores
+  // Across ranks (mpirun): "overlapped" sums the gradient in buckets of allreduce_bucket_mb MB as
+  // the backward pass finishes them (train/gradient_buckets.h), "after_backward" in one sum after
+  // it. The same bits either way with 2 ranks.
+  std::string allreduce = "overlapped";
+  double allreduce_bucket_mb = 8;
   std::string precision = "fp32";  // large matrix products: fp32, or bf16 (mixed precision:
                                    // bf16 inputs, fp32 sums; needs AVX512-BF16; speed:
                                    // bench/train_step_bench --precision bf16)

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "core/clock_text.h"
@@ -12,6 +13,7 @@
 #include "core/sha256.h"
 #include "train/snapshot_schedule.h"
 #include "train/stop_signals.h"
+#include "train/gradient_buckets.h"
 #include "train/training_run.h"
 
 namespace attn {
@@ -111,6 +113,11 @@ double Trainer::Run::accumulate_gradients(const GlobalBatch& batch) {
   const std::int64_t n = model_->parameter_count();
   double loss = 0;
   model_->zero_gradients();
+  // Across ranks, overlapped: the last batch's backward pass sends each bucket of the gradient as
+  // soon as it has finished it (with the earlier batches' sum added first, as below).
+  const bool overlapped = ranks_.size() > 1 && o_.allreduce == "overlapped";
+  const std::int64_t bucket = GradientBuckets::floats_of_mb(o_.allreduce_bucket_mb);
+  std::optional<GradientBuckets> buckets;
   for (int i = 0; i < batch.mine; ++i) {
     if (i > 0) {
       be.copy(gradient_sum_.data(), model_->gradients(), static_cast<std::size_t>(n) * sizeof(float));
@@ -120,12 +127,29 @@ double Trainer::Run::accumulate_gradients(const GlobalBatch& batch) {
     const std::uint64_t slot = static_cast<std::uint64_t>(batch.first_mine + i);
     const nn::Dropout dropout{dropping ? o_.model.dropout : 0.0f, dropout_seed(o_.seed, progress_.step, slot),
                               dropping ? o_.model.activation_dropout : 0.0f};
+    Transformer::GradientsFinal final;
+    if (overlapped && i + 1 == batch.mine) {
+      buckets.emplace(ranks_, be, model_->gradients(), n, bucket, i > 0 ? gradient_sum_.data() : nullptr);
+      final = [&](std::int64_t first) {
+        const auto t0 = Clock::now();
+        buckets->final_from(first);
+        window_comm_ += std::chrono::duration<double>(Clock::now() - t0).count();
+      };
+    }
     const LossSums s = model_->forward_backward(batches_[static_cast<std::size_t>(i)].view(), dropout,
-                                                1.0f / static_cast<float>(batch.target_tokens));
-    if (i > 0) be.accumulate(gradient_sum_.data(), model_->gradients(), n);
+                                                1.0f / static_cast<float>(batch.target_tokens), final);
+    if (i > 0 && !buckets) be.accumulate(gradient_sum_.data(), model_->gradients(), n);
     window_loss_ += s.loss;
     window_nll_ += s.nll;
     loss += s.loss;
+  }
+  if (overlapped) {
+    // What the backward pass did not hide: the sums still under way (all of them on a rank whose
+    // share of the global batch was empty, which sends its zeros like the others).
+    const auto t0 = Clock::now();
+    if (!buckets) buckets.emplace(ranks_, be, model_->gradients(), n, bucket);
+    buckets->finish();
+    window_comm_ += std::chrono::duration<double>(Clock::now() - t0).count();
   }
   return loss;
 }
@@ -133,7 +157,8 @@ double Trainer::Run::accumulate_gradients(const GlobalBatch& batch) {
 void Trainer::Run::sum_across_ranks(double& loss) {
   if (ranks_.size() == 1) return;
   const auto t0 = Clock::now();
-  ranks_.sum(model_->gradients(), static_cast<std::size_t>(model_->parameter_count()));
+  if (o_.allreduce != "overlapped")  // else summed during the backward pass
+    ranks_.sum(model_->gradients(), static_cast<std::size_t>(model_->parameter_count()));
   ranks_.sum(&loss, 1);
   window_comm_ += std::chrono::duration<double>(Clock::now() - t0).count();
 }

@@ -1,6 +1,8 @@
 // Properties the model must have whatever its weights: causality, padding independence,
 // determinism, and dropout that depends only on its seed.
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -79,6 +81,46 @@ TEST(ModelInvariants, UntrainedModelPredictsNearlyUniformly) {
   const ToyBatch batch({{5, 6, 7, 8}, {9, 10}}, {{11, 12, 13}, {14, 15, 16, 17}});
   const LossSums s = m.evaluate(batch.view());
   EXPECT_NEAR(s.nll / s.tokens, std::log(static_cast<double>(c.vocab_size)) + 0.5, 0.6);
+}
+
+// The backward pass's word on which gradients are done (what the ranks start summing while it goes
+// on) must hold: the part it calls final at each call is, to the bit, the part the whole pass ends
+// with; the calls come in falling order, cover every layer and end at 0; and the gradient is the
+// same as without the calls. With learned positions (before the encoder's layers, done last) too.
+TEST(ModelInvariants, GradientsCalledFinalDuringBackwardDoNotChangeAfterwards) {
+  for (auto positions : {PositionEncoding::Sinusoidal, PositionEncoding::Learned}) {
+    Transformer m = tiny_model(positions);
+    const ToyBatch batch({{5, 6, 7}, {8, 9}}, {{10, 11}, {12, 13, 14}});
+    const std::int64_t n = m.parameter_count();
+    m.zero_gradients();
+    m.forward_backward(batch.view(), nn::Dropout{0.1f, 4}, 1.0f);
+    const std::vector<float> plain = m.gradients_to_host();
+
+    std::vector<std::pair<std::int64_t, std::vector<float>>> calls;  // first, gradients[first, n) then
+    m.zero_gradients();
+    m.forward_backward(batch.view(), nn::Dropout{0.1f, 4}, 1.0f, [&](std::int64_t first) {
+      const std::vector<float> all = m.gradients_to_host();
+      calls.emplace_back(first, std::vector<float>(all.begin() + first, all.end()));
+    });
+    const std::vector<float> after = m.gradients_to_host();
+    EXPECT_EQ(after, plain);
+    const auto& c = m.config();
+    ASSERT_EQ(calls.size(), static_cast<std::size_t>(c.encoder_layers + c.decoder_layers + 1));
+    EXPECT_EQ(calls.back().first, 0);
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      if (i > 0) {
+        EXPECT_LT(calls[i].first, calls[i - 1].first);
+      }
+      EXPECT_GT(calls[i].first, i + 1 < calls.size() ? 0 : -1);
+      EXPECT_LT(calls[i].first, n);
+      EXPECT_TRUE(std::equal(calls[i].second.begin(), calls[i].second.end(), after.begin() + calls[i].first))
+          << "gradients called final from " << calls[i].first << " changed afterwards";
+    }
+    // Each layer's gradient was non-zero when called final (the check above compares real values).
+    bool nonzero = false;
+    for (float g : calls.front().second) nonzero |= g != 0;
+    EXPECT_TRUE(nonzero);
+  }
 }
 
 }  // namespace

@@ -234,25 +234,54 @@ TEST_F(Distributed, TwoRanksEqualOneProcessAccumulatingTheirBatches) {
   const auto& t = *task_;
   const int one = wait_for(spawn(with(train_args(t, *dir_ / "one"), {"--accumulate", "2"}), *dir_ / "one.log"));
   ASSERT_TRUE(succeeded(one)) << read_all(*dir_ / "one.log");
-  const Args two = train_args(t, *dir_ / "two");
-  const int status = wait_for(spawn(mpirun({two, two}), *dir_ / "two.log"));
-  const std::string log = read_all(*dir_ / "two.log");
-  ASSERT_TRUE(succeeded(status)) << log;
-  EXPECT_NE(log.find("2 ranks (MPI"), std::string::npos) << log;
-  EXPECT_NE(log.find("| 2 ranks, allreduce"), std::string::npos) << log;
-
-  const auto a = losses(*dir_ / "one"), b = losses(*dir_ / "two");
+  const auto a = losses(*dir_ / "one");
   ASSERT_EQ(a.size(), 60u);
-  ASSERT_EQ(b.size(), 60u);
-  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i], b[i]) << "loss at step " << i + 1;
-  for (int step : {20, 40, 60})
-    expect_same_tensors(checkpoint_path(*dir_ / "one" / "checkpoints", step),
-                        checkpoint_path(*dir_ / "two" / "checkpoints", step));
-  expect_same_tensors(*dir_ / "one" / "best" / "model.safetensors", *dir_ / "two" / "best" / "model.safetensors");
+  // The gradient summed in buckets during the backward pass (the default; here buckets of 20 KB, many
+  // to a layer, and one of 8 MB, the whole gradient of this model) and in one sum after it.
+  for (const auto& [name, how] :
+       std::vector<std::pair<std::string, Args>>{{"two", {}},
+                                                 {"two-buckets", {"--allreduce-bucket-mb", "0.02"}},
+                                                 {"two-after", {"--allreduce", "after_backward"}}}) {
+    SCOPED_TRACE(name);
+    const Args two = with(train_args(t, *dir_ / name), how);
+    const int status = wait_for(spawn(mpirun({two, two}), *dir_ / (name + ".log")));
+    const std::string log = read_all(*dir_ / (name + ".log"));
+    ASSERT_TRUE(succeeded(status)) << log;
+    EXPECT_NE(log.find("2 ranks (MPI"), std::string::npos) << log;
+    EXPECT_NE(log.find("| 2 ranks, allreduce"), std::string::npos) << log;
+    const auto b = losses(*dir_ / name);
+    ASSERT_EQ(b.size(), 60u);
+    for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i], b[i]) << "loss at step " << i + 1;
+    for (int step : {20, 40, 60})
+      expect_same_tensors(checkpoint_path(*dir_ / "one" / "checkpoints", step),
+                          checkpoint_path(*dir_ / name / "checkpoints", step));
+    expect_same_tensors(*dir_ / "one" / "best" / "model.safetensors", *dir_ / name / "best" / "model.safetensors");
+  }
   // The ranks really trained different batches: one rank alone with one batch is another run.
   const int alone = wait_for(spawn(train_args(t, *dir_ / "alone"), *dir_ / "alone.log"));
   ASSERT_TRUE(succeeded(alone));
-  EXPECT_NE(losses(*dir_ / "alone")[1], b[1]);
+  EXPECT_NE(losses(*dir_ / "alone")[1], losses(*dir_ / "two")[1]);
+}
+
+// Two ranks accumulating two batches each, their gradient sent in small buckets during the last
+// batch's backward pass (each bucket with the first batch's gradient added just before it goes),
+// sum what the same two ranks sum in one all-reduce after the backward pass, to the bit. (Not what
+// one process accumulating four batches sums: that adds ((a + b) + c) + d, the ranks (a + b) + (c + d).)
+TEST_F(Distributed, OverlappedBucketsWithAccumulationEqualOneSumAfterTheBackwardPass) {
+  const auto& t = *task_;
+  auto run = [&](const std::string& name, const Args& how) {
+    const Args two = with(with(train_args(t, *dir_ / name, 30), {"--accumulate", "2"}), how);
+    const int status = wait_for(spawn(mpirun({two, two}), *dir_ / (name + ".log")));
+    ASSERT_TRUE(succeeded(status)) << read_all(*dir_ / (name + ".log"));
+  };
+  run("acc-after", {"--allreduce", "after_backward"});
+  run("acc-buckets", {"--allreduce-bucket-mb", "0.05"});
+  const auto a = losses(*dir_ / "acc-after"), b = losses(*dir_ / "acc-buckets");
+  ASSERT_EQ(a.size(), 30u);
+  ASSERT_EQ(b.size(), 30u);
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i], b[i]) << "loss at step " << i + 1;
+  expect_same_tensors(checkpoint_path(*dir_ / "acc-after" / "checkpoints", 20),
+                      checkpoint_path(*dir_ / "acc-buckets" / "checkpoints", 20));
 }
 
 // SIGKILL of rank 1 ends the whole job quickly; --resume continues from the last checkpoint, with

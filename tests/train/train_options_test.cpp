@@ -1,5 +1,6 @@
 // The training options: every value of the wrong type names the file, the key and what it
 // accepts; every numeric option refuses values that make no sense, naming itself.
+#include <cmath>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -85,6 +86,26 @@ TEST(TrainOptions, EveryNumericOptionRefusesNegativeValuesNamingItself) {
   apply_options_json({{"bpe_dropout", 1.0}}, o, "test");
   EXPECT_NE(error_of([&] { validate(o); }).find("bpe_dropout must be in [0, 1)"), std::string::npos);
   o.bpe_dropout = 0.1;
+  EXPECT_EQ(error_of([&] { validate(o); }), "");
+}
+
+// The ranks' sum: one of two ways, and a bucket that holds something (0 would be no bucket: the
+// one sum after the backward pass is asked for by name).
+TEST(TrainOptions, AllreduceIsOverlappedOrAfterTheBackwardPassWithARealBucket) {
+  TrainOptions o = usable();
+  EXPECT_EQ(o.allreduce, "overlapped");
+  apply_options_json(nlohmann::json::parse(R"({"allreduce": "ring"})"), o, "test");
+  EXPECT_NE(error_of([&] { validate(o); }).find("allreduce must be \"overlapped\" or \"after_backward\", got \"ring\""),
+            std::string::npos);
+  o.allreduce = "after_backward";
+  EXPECT_EQ(error_of([&] { validate(o); }), "");
+  for (double mb : {0.0, 65537.0, std::nan("")}) {
+    o.allreduce_bucket_mb = mb;
+    EXPECT_NE(error_of([&] { validate(o); }).find("allreduce_bucket_mb must be a size in MB above 0 and at most 65536"),
+              std::string::npos)
+        << mb;
+  }
+  o.allreduce_bucket_mb = 0.5;
   EXPECT_EQ(error_of([&] { validate(o); }), "");
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "train/dist/communicator.h"
 
@@ -68,6 +69,26 @@ class Mpi final : public Communicator {
   void sum(float* data, std::size_t n) override { reduce(data, n, MPI_FLOAT); }
   void sum(double* data, std::size_t n) override { reduce(data, n, MPI_DOUBLE); }
   void sum(std::int64_t* data, std::size_t n) override { reduce(data, n, MPI_INT64_T); }
+  void start_sum(float* data, std::size_t n) override {
+    for (std::size_t done = 0; done < n; done += kPiece) {
+      requests_.push_back(MPI_REQUEST_NULL);
+      check(MPI_Iallreduce(MPI_IN_PLACE, data + done, static_cast<int>(std::min(kPiece, n - done)), MPI_FLOAT, MPI_SUM,
+                           MPI_COMM_WORLD, &requests_.back()),
+            "MPI_Iallreduce");
+    }
+  }
+  void progress_sums() override {
+    if (requests_.empty()) return;
+    int done = 0;
+    check(MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &done, MPI_STATUSES_IGNORE), "MPI_Testall");
+    if (done) requests_.clear();
+  }
+  void wait_sums() override {
+    if (requests_.empty()) return;
+    const int rc = MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    requests_.clear();
+    check(rc, "MPI_Waitall");
+  }
   void broadcast(void* data, std::size_t bytes, int root) override {
     auto* p = static_cast<char*>(data);
     for (std::size_t done = 0; done < bytes; done += kPiece)
@@ -109,6 +130,7 @@ class Mpi final : public Communicator {
 
   int rank_ = 0, size_ = 1;
   bool owner_ = false;
+  std::vector<MPI_Request> requests_;  // the sums under way
 };
 #endif
 
