@@ -1,29 +1,26 @@
 // Benchmark: the gradient sum of distributed training (one MPI_Allreduce over the flat gradient
 // buffer, as attn train does after each update), for the parameter counts of the presets.
 //   mpirun -np 2 build/bench/allreduce_bench [--vocab-size 8000] [--repeats 20] [PRESET...]   default: small base
-// Prints per preset: parameters, bytes per step, median seconds per allreduce, and the bus
-// bandwidth 2(n-1)/n x bytes / time (the traffic each rank sends in a ring allreduce).
+// What it prints is kAbout below (allreduce_bench --help prints it).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
+#include "bench_cli.h"
 #include "model/parameter_layout.h"
 #include "train/dist/communicator.h"
 
-int main(int argc, char** argv) {
-  int vocab = 8000, repeats = 20;
-  std::vector<std::string> presets;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--vocab-size") && i + 1 < argc)
-      vocab = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc)
-      repeats = std::atoi(argv[++i]);
-    else
-      presets.emplace_back(argv[i]);
-  }
+namespace {
+
+const char* const kAbout = R"(allreduce_bench: the gradient sum of distributed training (one MPI_Allreduce over the flat
+gradient buffer, as attn train does after each update), for the parameter counts of the presets.
+Run it under MPI, e.g. mpirun -np 2 build/bench/allreduce_bench small base.
+Prints per preset: parameters, bytes per step, median seconds per allreduce, and the bus
+bandwidth 2(n-1)/n x bytes / time (the traffic each rank sends in a ring allreduce).)";
+
+int run(std::vector<std::string> presets, int vocab, int repeats) {
   if (presets.empty()) presets = {"small", "base"};
   const auto ranks = attn::dist::world();
   const int n = ranks->size();
@@ -51,4 +48,21 @@ int main(int argc, char** argv) {
                   n > 1 ? 2.0 * (n - 1) / n * bytes / median / 1e9 : 0.0);
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{kAbout, "allreduce_bench"};
+  int vocab = 8000, repeats = 20;
+  std::vector<std::string> presets;
+  app.add_option("--vocab-size", vocab, "the vocabulary of the models")
+      ->check(attn::bench::at_least(1))
+      ->capture_default_str();
+  app.add_option("--repeats", repeats, "timed allreduces per preset (after 2 untimed)")
+      ->check(attn::bench::at_least(1))
+      ->capture_default_str();
+  app.add_option("PRESET", presets, "model presets (" + attn::bench::preset_list() + "); default: small base")
+      ->check(attn::bench::preset_name());
+  return attn::bench::run_main(app, argc, argv, [&] { return run(presets, vocab, repeats); });
 }

@@ -1,6 +1,6 @@
 // Figures of the data pipeline on a real parallel corpus: tokenisation speed, cache speed, and
 // the batches at several budgets.
-//   data_pipeline_bench VOCAB.model SOURCE TARGET [BATCH_TOKENS...]
+//   data_pipeline_bench VOCAB.model SOURCE TARGET [BATCH_TOKENS...]   default: 4096 25000
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -8,34 +8,31 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
+#include "bench_cli.h"
 #include "data/batcher.h"
 #include "data/parallel_corpus.h"
 #include "data/vocabulary.h"
 
 namespace {
 
+const char* const kAbout =
+    R"(data_pipeline_bench: figures of the data pipeline on a real parallel corpus: tokenisation speed,
+cache speed, and the batches at each budget of BATCH_TOKENS (default 4096 25000).)";
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) try {
+int run(const std::string& vocabulary_file, const std::string& source, const std::string& target,
+        std::vector<std::size_t> budgets) {
   using namespace attn::data;
-  if (argc < 4) {
-    std::cerr << "usage: data_pipeline_bench VOCAB.model SOURCE TARGET [BATCH_TOKENS...]\n";
-    return 2;
-  }
-  std::vector<std::size_t> budgets;
-  for (int i = 4; i < argc; ++i) budgets.push_back(std::stoul(argv[i]));
   if (budgets.empty()) budgets = {4096, 25000};
 
-  const auto vocabulary = Vocabulary::load(argv[1]);
+  const auto vocabulary = Vocabulary::load(vocabulary_file);
   const auto cache_dir = std::filesystem::temp_directory_path() / "attn_data_pipeline_bench";
   std::filesystem::remove_all(cache_dir);
   ParallelCorpusOptions options{
-      .source_file = argv[2], .target_file = argv[3], .cache_dir = cache_dir, .log = &std::cerr};
+      .source_file = source, .target_file = target, .cache_dir = cache_dir, .log = &std::cerr};
 
   const auto cold = ParallelCorpus::load(vocabulary, options);
   const auto warm = ParallelCorpus::load(vocabulary, options);
@@ -64,7 +61,18 @@ int main(int argc, char** argv) try {
   }
   std::filesystem::remove_all(cache_dir);
   return 0;
-} catch (const attn::Error& e) {
-  std::cerr << "data_pipeline_bench: error: " << e.what() << "\n";
-  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{kAbout, "data_pipeline_bench"};
+  std::string vocabulary, source, target;
+  std::vector<std::size_t> budgets;
+  app.add_option("VOCAB.model", vocabulary, "the SentencePiece model")->required();
+  app.add_option("SOURCE", source, "the corpus's source side, one sentence a line")->required();
+  app.add_option("TARGET", target, "its target side")->required();
+  app.add_option("BATCH_TOKENS", budgets, "batch budgets in tokens; default: 4096 25000")
+      ->check(attn::bench::at_least(1));
+  return attn::bench::run_main(app, argc, argv, [&] { return run(vocabulary, source, target, budgets); });
 }

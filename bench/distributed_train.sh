@@ -10,6 +10,14 @@
 #   2x1      mpirun -np 2, 1 thread each, batch_tokens B/2               (global batch B)
 # and prints target tokens/s, seconds per update, and the allreduce's share of the update.
 set -euo pipefail
+if [[ "${1:-}" == -h || "${1:-}" == --help ]]; then  # the comment above, without its '#'
+  sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"
+  exit 0
+fi
+if (($# < 3)); then
+  echo "usage: bench/distributed_train.sh SOURCE TARGET VOCAB [--presets \"small base\"] [--steps 12] [--batch-tokens 4096]" >&2
+  exit 2
+fi
 src=$1 tgt=$2 vocab=$3; shift 3
 presets="small base" steps=12 batch=4096
 while (($#)); do
@@ -17,7 +25,7 @@ while (($#)); do
     --presets) presets=$2; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
     --batch-tokens) batch=$2; shift 2 ;;
-    *) echo "unknown argument $1" >&2; exit 2 ;;
+    *) echo "distributed_train.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 attn=${ATTN:-build/src/attn}

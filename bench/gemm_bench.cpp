@@ -1,11 +1,7 @@
-// Benchmark: the training step's matrix products, through the two float32 routes oneDNN offers
-// here: sgemm (dnnl_sgemm) and the matmul primitive (its brgemm kernel). The median of 7 runs.
-//   gemm_bench [--rows N] [D_MODEL D_FF]...  default: 256 1024 (small) and 512 2048 (base); 4096 rows
-//                                            (a batch's tokens: 1024 for the cpu-hour preset), vocab 8000
-// Then a decoding step's x·Wᵀ (32 and 128 rows): directly, transposed, as oneDNN's matmul and as
-// gemm() routes it; and attention's batched per-(sentence, head) products (128 sentences × 32 tokens, d_k 64):
-// the AVX-512 small-block kernel against oneDNN's batched matmul.
-// Decides kernels/cpu/gemm.cpp's choice of route per layout.
+// Benchmark: the training step's matrix products, through the two float32 routes oneDNN offers here.
+//   gemm_bench [--rows N] [D_MODEL D_FF]...
+// What it measures is kAbout below (gemm_bench --help prints it). Decides kernels/cpu/gemm.cpp's
+// choice of route per layout.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -13,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_cli.h"
 #include "kernels/backend.h"
 #include "kernels/cpu/matmul_primitive.h"
 #include "kernels/cpu/ops.h"
@@ -20,6 +17,15 @@
 #include <dnnl.h>
 
 namespace {
+
+const char* const kAbout =
+    R"(gemm_bench: the training step's matrix products, through the two float32 routes oneDNN offers
+here: sgemm (dnnl_sgemm) and the matmul primitive (its brgemm kernel). The median of 7 runs.
+Sizes: each D_MODEL D_FF pair given, default 256 1024 (small) and 512 2048 (base); --rows rows
+(a batch's tokens; 1024 for the cpu-hour preset), vocabulary 8000.
+Then a decoding step's x·Wᵀ (32 and 128 rows): directly, transposed, as oneDNN's matmul and as
+gemm() routes it; and attention's batched per-(sentence, head) products (128 sentences × 32 tokens, d_k 64):
+the AVX-512 small-block kernel against oneDNN's batched matmul.)";
 
 double seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -41,22 +47,7 @@ double median_seconds(F&& run) {
   return t[t.size() / 2];
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::vector<std::pair<int, int>> sizes;
-  int rows = 4096;
-  if (argc % 2 == 0) {
-    std::fprintf(stderr, "gemm_bench: arguments come in pairs: --rows N, or D_MODEL D_FF\n");
-    return 2;
-  }
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::string(argv[i]) == "--rows")
-      rows = std::max(1, std::atoi(argv[i + 1]));
-    else
-      sizes.emplace_back(std::atoi(argv[i]), std::atoi(argv[i + 1]));
-  }
-  if (sizes.empty()) sizes = {{256, 1024}, {512, 2048}};
+int run(std::vector<std::pair<int, int>> sizes, int rows) {
   const int vocab = 8000;
   for (auto [d, ff] : sizes) {
     // Forward x·Wᵀ (NT), backward dy·W (NN) and dyᵀ·x (TN) for each layer kind.
@@ -185,4 +176,27 @@ int main(int argc, char** argv) {
           flop / bf16 / 1e9);
     }
   }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{kAbout, "gemm_bench"};
+  int rows = 4096;
+  std::vector<int> dims;
+  app.add_option("--rows", rows, "rows of the training step's products")
+      ->check(attn::bench::at_least(1))
+      ->capture_default_str();
+  app.add_option("D_MODEL_D_FF", dims, "pairs D_MODEL D_FF; default: 256 1024 512 2048")
+      ->check(attn::bench::at_least(1));
+  return attn::bench::run_main(app, argc, argv, [&] {
+    if (dims.size() % 2 != 0)
+      throw CLI::ValidationError("D_MODEL_D_FF",
+                                 "sizes come in pairs D_MODEL D_FF, got " + std::to_string(dims.size()) + " number(s)");
+    std::vector<std::pair<int, int>> sizes;
+    for (std::size_t i = 0; i < dims.size(); i += 2) sizes.emplace_back(dims[i], dims[i + 1]);
+    if (sizes.empty()) sizes = {{256, 1024}, {512, 2048}};
+    return run(sizes, rows);
+  });
 }

@@ -4,13 +4,7 @@
 //   language_detection_eval --file corpus/test.kjv:en --file corpus/test.web:en --file corpus/test.es:es
 //       --allowed en,es
 //
-// Each file holds one text per line (empty lines are skipped); after the last ':' of --file comes the
-// language of every line, spelled as in --allowed. From each line of n words (split at white space)
-// come, for k = 1, 2, 3 where n >= k: its first k words, and its k middle words (from word (n-k)/2)
-// where they are not the first ones. An answer is correct when detect_language's first language is the
-// line's; no answer (an empty result) counts as wrong. Prints, per file and over all files, one row per
-// kind of text: how many, the share correct, the share without answer, and the mean confidence of the
-// correct answers and of the wrong ones (answers naming another language).
+// How it counts is kAbout below (language_detection_eval --help prints it).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -20,9 +14,23 @@
 #include <string_view>
 #include <vector>
 
+#include "bench_cli.h"
 #include "document/language_detection.h"
 
 namespace {
+
+const char* const kAbout =
+    R"(language_detection_eval: how well detect_language (document/language_detection.h) names the
+language of texts whose language is known: whole lines, and fragments of 1, 2 and 3 consecutive words
+of them.
+Each file holds one text per line (empty lines are skipped); after the last ':' of --file comes the
+language of every line, spelled as in --allowed. From each line of n words (split at white space)
+come, for k = 1, 2, 3 where n >= k: its first k words, and its k middle words (from word (n-k)/2)
+where they are not the first ones. An answer is correct when detect_language's first language is the
+line's; no answer (an empty result) counts as wrong. Prints, per file and over all files, one row per
+kind of text: how many, the share correct, the share without answer, and the mean confidence of the
+correct answers and of the wrong ones (answers naming another language).
+Example: language_detection_eval --file corpus/test.kjv:en --file corpus/test.es:es --allowed en,es)";
 
 constexpr int kKinds = 4;  // whole lines, then fragments of 1, 2 and 3 words
 const char* const kKindNames[kKinds] = {"whole line", "1 word", "2 words", "3 words"};
@@ -94,42 +102,19 @@ void print_rows(const std::string& name, const std::string& language, const Tall
   }
 }
 
-int usage() {
-  std::fprintf(stderr,
-               "usage: language_detection_eval --file PATH:LANG [--file PATH:LANG ...] --allowed LANG,LANG,...\n");
-  return 2;
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::vector<FileSpec> files;
+int run(const std::vector<std::string>& file_args, const std::vector<std::string>& allowed_args) {
   std::vector<std::string> allowed;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if ((arg == "--file" || arg == "--allowed") && i + 1 < argc) {
-      const std::string value = argv[++i];
-      if (arg == "--file") {
-        const std::size_t colon = value.rfind(':');
-        if (colon == std::string::npos || colon == 0 || colon + 1 == value.size()) {
-          std::fprintf(stderr, "--file %s: expected PATH:LANG\n", value.c_str());
-          return 2;
-        }
-        files.push_back({value.substr(0, colon), value.substr(colon + 1)});
-      } else {
-        std::stringstream list(value);
-        for (std::string code; std::getline(list, code, ',');)
-          if (!code.empty()) allowed.push_back(code);
-      }
-    } else {
-      return usage();
-    }
+  for (const std::string& code : allowed_args)
+    if (!code.empty()) allowed.push_back(code);
+  if (allowed.empty()) throw CLI::ValidationError("--allowed", "no language given");
+  std::vector<FileSpec> files;
+  for (const std::string& value : file_args) {
+    const std::size_t colon = value.rfind(':');
+    files.push_back({value.substr(0, colon), value.substr(colon + 1)});
   }
-  if (files.empty() || allowed.empty()) return usage();
-
   for (const FileSpec& f : files) {
     if (!std::ifstream(f.path, std::ios::binary)) {
-      std::fprintf(stderr, "%s: cannot open\n", f.path.c_str());
+      std::fprintf(stderr, "language_detection_eval: %s: cannot open\n", f.path.c_str());
       return 2;
     }
     name_width = std::max(name_width, static_cast<int>(f.path.size()));
@@ -142,7 +127,7 @@ int main(int argc, char** argv) {
   for (const FileSpec& f : files) {
     std::ifstream in(f.path, std::ios::binary);
     if (!in) {
-      std::fprintf(stderr, "%s: cannot open\n", f.path.c_str());
+      std::fprintf(stderr, "language_detection_eval: %s: cannot open\n", f.path.c_str());
       return 2;
     }
     Tally tallies[kKinds];
@@ -169,4 +154,28 @@ int main(int argc, char** argv) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("%ld detections in %.2f s (%.1f us each)\n", calls, seconds, calls ? 1e6 * seconds / calls : 0.0);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{kAbout, "language_detection_eval"};
+  std::vector<std::string> files, allowed;
+  app.add_option("--file", files, "a file of texts and their language (repeat it for more files)")
+      ->required()
+      ->expected(1)
+      ->take_all()
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            const std::size_t colon = value.rfind(':');
+            if (colon == std::string::npos || colon == 0 || colon + 1 == value.size())
+              return "expected PATH:LANG, got '" + value + "'";
+            return "";
+          },
+          "PATH:LANG"));
+  app.add_option("--allowed", allowed, "the languages detect_language may answer, LANG,LANG,...")
+      ->required()
+      ->delimiter(',')
+      ->take_all();
+  return attn::bench::run_main(app, argc, argv, [&] { return run(files, allowed); });
 }

@@ -7,6 +7,10 @@
 # Env: BUILD (default build), THREADS (default 2), BEAM (default 4), REPEAT (default 3).
 # Run on an idle machine; compare figures of one run only.
 set -euo pipefail
+if [[ "${1:-}" == -h || "${1:-}" == --help ]]; then  # the comment above, without its '#'
+  sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"
+  exit 0
+fi
 cd "$(dirname "$0")/.."
 model=${1:?usage: bench/python_overhead.sh MODEL_DIR [INPUT]}
 input=${2:-corpus/test.kjv}

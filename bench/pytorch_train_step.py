@@ -76,7 +76,10 @@ def main():
     bf16, B, dropout, presets = False, 128, 0.1, []
     while args:
         a = args.pop(0)
-        if a == "--bf16":
+        if a in ("-h", "--help"):
+            print(__doc__)
+            sys.exit(0)
+        elif a == "--bf16":
             bf16 = True
         elif a in ("--sentences", "--dropout"):
             if not args:

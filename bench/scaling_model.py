@@ -13,7 +13,7 @@ overlapped with the backward pass (buckets), only what does not fit behind the b
 """
 import argparse
 
-p = argparse.ArgumentParser()
+p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
 p.add_argument("--preset", action="append", required=True)
 p.add_argument("--speedup", default="1,16,100")
 p.add_argument("--latency-us", type=float, default=50.0)

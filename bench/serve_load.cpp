@@ -1,10 +1,7 @@
 // Load on `attn serve` over loopback, against offline `attn translate` on the same sentences.
 //   serve_load --attn build/src/attn --model en-es=runs/en-es/model --input corpus/test.kjv
 //              [--sentences 512] [--clients 64] [--max-seconds 300] [--beam 4] [--serve-arg OPTION ...]
-// The clients send, in turn, single sentences and small batches (2-4 sentences) of the input to
-// POST /v1/translate, each client one request at a time. Prints one line per figure: requests,
-// failures, translations that differ from offline ones, sentences/s, target tokens/s, latency
-// percentiles, and the ratio of the served throughput to the offline throughput.
+// What it does and prints is kAbout below (serve_load --help prints it).
 #include <httplib.h>
 
 #include <algorithm>
@@ -20,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "bench_cli.h"
+
 #define ATTN_BINARY attn_binary
 static const char* attn_binary = "attn";
 #include "serve/server_process.h"
@@ -28,6 +27,14 @@ namespace {
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
+
+const char* const kAbout =
+    R"(serve_load: load on `attn serve` over loopback, against offline `attn translate` on the same sentences.
+The clients send, in turn, single sentences and small batches (2-4 sentences) of the input to
+POST /v1/translate, each client one request at a time. Prints one line per figure: requests,
+failures, translations that differ from offline ones, sentences/s, target tokens/s, latency
+percentiles, and the ratio of the served throughput to the offline throughput.
+Example: serve_load --attn build/src/attn --model en-es=runs/en-es/model --input corpus/test.kjv)";
 
 struct Args {
   std::string attn = "build/src/attn", model, input;
@@ -38,7 +45,7 @@ struct Args {
 
 std::vector<std::string> read_lines(const std::string& path, int limit) {
   std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open " + path);
+  if (!in) throw attn::Error("cannot open " + path);
   std::vector<std::string> lines;
   for (std::string line; static_cast<int>(lines.size()) < limit && std::getline(in, line);)
     if (!line.empty()) lines.push_back(line);
@@ -51,37 +58,7 @@ double percentile(std::vector<double> v, double p) {
   return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--attn")
-      a.attn = v;
-    else if (k == "--model")
-      a.model = v;
-    else if (k == "--input")
-      a.input = v;
-    else if (k == "--sentences")
-      a.sentences = std::stoi(v);
-    else if (k == "--clients")
-      a.clients = std::stoi(v);
-    else if (k == "--beam")
-      a.beam = std::stoi(v);
-    else if (k == "--max-seconds")
-      a.max_seconds = std::stod(v);
-    else if (k == "--serve-arg")
-      a.serve_args.push_back(v);
-    else {
-      std::cerr << "serve_load: unknown option " << k << "\n";
-      return 2;
-    }
-  }
-  if (a.model.empty() || a.input.empty() || a.model.find('=') == std::string::npos) {
-    std::cerr << "usage: serve_load --attn BIN --model SRC-TGT=DIR --input FILE [--sentences N] [--clients N]\n";
-    return 2;
-  }
+int run(const Args& a) {
   attn_binary = a.attn.c_str();
   const std::string model_dir = a.model.substr(a.model.find('=') + 1);
   const auto lines = read_lines(a.input, a.sentences);
@@ -208,4 +185,37 @@ int main(int argc, char** argv) {
   std::printf("served / offline (tokens/s)    %.2f\n", tokens_per_s / offline_tokens_per_s);
   std::printf("server exit status (SIGTERM)   %d\n", exit_code);
   return failed == 0 && lost == 0 && exit_code == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{kAbout, "serve_load"};
+  Args a;
+  app.add_option("--attn", a.attn, "the attn binary")->capture_default_str();
+  app.add_option("--model", a.model, "the model to serve, SRC-TGT=DIR")
+      ->required()
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            return text.find('=') == std::string::npos ? "expected SRC-TGT=DIR, got '" + text + "'" : "";
+          },
+          "SRC-TGT=DIR"));
+  app.add_option("--input", a.input, "the sentences, one a line (empty lines skipped)")->required();
+  app.add_option("--sentences", a.sentences, "sentences of the input to send")
+      ->check(attn::bench::at_least(1))
+      ->capture_default_str();
+  app.add_option("--clients", a.clients, "clients, each one request at a time")
+      ->check(attn::bench::at_least(1))
+      ->capture_default_str();
+  app.add_option("--max-seconds", a.max_seconds, "no request is sent after this many seconds")
+      ->check(attn::bench::at_least(0))
+      ->capture_default_str();
+  app.add_option("--beam", a.beam, "the beam size, offline and served")
+      ->check(attn::bench::at_least(1))
+      ->capture_default_str();
+  app.add_option("--serve-arg", a.serve_args, "one more argument for attn serve (repeat it for more)")
+      ->expected(1)
+      ->take_all()
+      ->allow_extra_args(false);
+  return attn::bench::run_main(app, argc, argv, [&] { return run(a); });
 }

@@ -1,10 +1,5 @@
-// How well inline tags land on the right words (issue 63's target): test verses with one to three
-// tags around source words that the corpus's gold alignment (Strong's numbers) links, each verse's
-// reference translation forced through the model to read its cross-attention, the tags placed on
-// the reference's words by attn's placement (document/sentence_unit.h) and by the baseline that
-// keeps each tag's relative position, and each placed tag judged against the gold: exact (it wraps
-// the hull of the target words the gold links to the wrapped source words) and overlap (it wraps at
-// least one of them). Every output is also checked for a well-formed tree with each tag once.
+// How well inline tags land on the right words (issue 63's target): kAbout below says how it is
+// measured (tag_placement_eval --help prints it).
 //
 //   build/bench/tag_placement_eval --model runs/en-es/model --source corpus/test.kjv
 //     --target corpus/test.es --gold corpus/test.kjv-es.gold [--verses 1042] [--seed 1]
@@ -19,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_cli.h"
 #include "core/error.h"
 #include "core/text_file.h"
 #include "decode/attention_records.h"
@@ -34,6 +30,17 @@ namespace {
 using namespace attn;
 using document::Segment;
 using document::Span;
+
+const char* const kAbout = R"(tag_placement_eval: how well inline tags land on the right words (issue 63's target).
+Test verses with one to three tags around source words that the corpus's gold alignment (Strong's
+numbers) links, each verse's reference translation forced through the model to read its
+cross-attention, the tags placed on the reference's words by attn's placement
+(document/sentence_unit.h) and by the baseline that keeps each tag's relative position, and each
+placed tag judged against the gold: exact (it wraps the hull of the target words the gold links to
+the wrapped source words) and overlap (it wraps at least one of them). Every output is also checked
+for a well-formed tree with each tag once.
+Example: tag_placement_eval --model runs/en-es/model --source corpus/test.kjv --target corpus/test.es
+         --gold corpus/test.kjv-es.gold)";
 
 std::vector<std::string> lines_of(const std::string& path) {
   std::ifstream in(path);
@@ -115,36 +122,8 @@ void print(const std::string& name, const Tally& t) {
               100.0 * t.exact / t.tags, 100.0 * t.overlap / t.tags);
 }
 
-int run(int argc, char** argv) {
-  std::string model_dir, source, target, gold;
-  int verses = 1 << 30, seed = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const auto next = [&]() -> std::string {
-      if (i + 1 >= argc) throw Error(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--model")
-      model_dir = next();
-    else if (a == "--source")
-      source = next();
-    else if (a == "--target")
-      target = next();
-    else if (a == "--gold")
-      gold = next();
-    else if (a == "--verses")
-      verses = std::stoi(next());
-    else if (a == "--seed")
-      seed = std::stoi(next());
-    else if (a == "--help" || a == "-h") {
-      std::cout << "usage: tag_placement_eval --model DIR --source F --target F --gold F [--verses N] [--seed S]\n";
-      return 0;
-    } else {
-      throw Error("unknown argument '" + a + "' (see --help)");
-    }
-  }
-  if (model_dir.empty() || source.empty() || target.empty() || gold.empty())
-    throw Error("--model, --source, --target and --gold are required (see --help)");
+int run(const std::string& model_dir, const std::string& source, const std::string& target, const std::string& gold,
+        int verses, int seed) {
   LoadedModel loaded = load_model_directory(model_dir, "fp32");
   const auto src = lines_of(source), tgt = lines_of(target);
   const auto links = inspect::read_pharaoh_file(gold);
@@ -259,10 +238,14 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "tag_placement_eval: " << e.what() << "\n";
-    return 2;
-  }
+  CLI::App app{kAbout, "tag_placement_eval"};
+  std::string model_dir, source, target, gold;
+  int verses = 1 << 30, seed = 1;
+  app.add_option("--model", model_dir, "the model directory")->required();
+  app.add_option("--source", source, "the test source, one verse a line")->required();
+  app.add_option("--target", target, "its reference translation")->required();
+  app.add_option("--gold", gold, "the gold alignment of source and target (Pharaoh format)")->required();
+  app.add_option("--verses", verses, "at most this many verses (default: all)")->check(attn::bench::at_least(1));
+  app.add_option("--seed", seed, "the seed of the random choice of tags")->capture_default_str();
+  return attn::bench::run_main(app, argc, argv, [&] { return run(model_dir, source, target, gold, verses, seed); });
 }

@@ -1,17 +1,6 @@
 // Benchmark: translation throughput and latency with incremental decoding.
 //   translate_bench [--profile] [--precision fp32|bf16|int8] [--output-rows N] [PRESET...]   default: small base
-// For each preset, greedy and beam 4 at batch sizes 1, 8 and 32: 32-token sources, exactly 40
-// output tokens per sentence (EOS at the 40th), vocabulary 8000, random weights (the work does
-// not depend on the weights once the lengths are fixed). Prints sentences/s, target tokens/s,
-// batch-1 latency and peak resident memory while translating (the peak is reset once the model is
-// built: an int8 model is quantized from float32 weights here, where a user loads its int8 file),
-// and a line with the model's parameter count and the size of its model.safetensors.
-// The ceiling: each line also gives the multiply-adds of the run (the model's products and
-// attention's, counted from the shapes) per second, and the share of the time the run's matrix
-// products alone would take at the rate the same backend reaches on the same shapes, each product
-// timed on its own (`gemm_ceiling`): 100% would be a decoder that is nothing but its products, run
-// back to back at their best rate. --output-rows N decodes over N output pieces (ids 0..N-1, as a
-// shortlist of N would) instead of the vocabulary.
+// What it measures is kAbout below (translate_bench --help prints it).
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_cli.h"
 #include "core/random.h"
 #include "decode/beam_search.h"
 #include "decode/incremental_decoder.h"
@@ -31,6 +21,21 @@
 #include "model/transformer.h"
 
 namespace {
+
+const char* const kAbout = R"(translate_bench: translation throughput and latency with incremental decoding.
+
+For each preset, greedy and beam 4 at batch sizes 1, 8 and 32: 32-token sources, exactly 40
+output tokens per sentence (EOS at the 40th), vocabulary 8000, random weights (the work does
+not depend on the weights once the lengths are fixed). Prints sentences/s, target tokens/s,
+batch-1 latency and peak resident memory while translating (the peak is reset once the model is
+built: an int8 model is quantized from float32 weights here, where a user loads its int8 file),
+and a line with the model's parameter count and the size of its model.safetensors.
+The ceiling: each line also gives the multiply-adds of the run (the model's products and
+attention's, counted from the shapes) per second, and the share of the time the run's matrix
+products alone would take at the rate the same backend reaches on the same shapes, each product
+timed on its own (`gemm_ceiling`): 100% would be a decoder that is nothing but its products, run
+back to back at their best rate. --output-rows N decodes over N output pieces (ids 0..N-1, as a
+shortlist of N would) instead of the vocabulary.)";
 
 // Peak resident memory (VmHWM of /proc/self/status, which reset_peak_rss starts over).
 double peak_rss_mb() {
@@ -126,23 +131,7 @@ Ceiling ceiling(attn::Backend& backend, bool int8, const attn::ModelConfig& c, i
   return out;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::vector<std::string> presets;
-  bool profile = false;  // --profile: time per kernel (adds a synchronisation per call)
-  std::string precision = "fp32";
-  int output_rows = 0;  // 0: the vocabulary
-  for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--profile")
-      profile = true;
-    else if (std::string(argv[i]) == "--precision" && i + 1 < argc)
-      precision = argv[++i];
-    else if (std::string(argv[i]) == "--output-rows" && i + 1 < argc)
-      output_rows = std::atoi(argv[++i]);
-    else
-      presets.push_back(argv[i]);
-  }
+int run(std::vector<std::string> presets, bool profile, const std::string& precision, int output_rows) {
   const attn::WeightFormat weights = precision == "int8" ? attn::WeightFormat::int8 : attn::WeightFormat::f32;
   attn::Backend& backend = attn::cpu_backend(attn::parse_matmul_precision(precision == "int8" ? "fp32" : precision));
   if (presets.empty()) presets = {"small", "base"};
@@ -201,4 +190,24 @@ int main(int argc, char** argv) {
     }
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{kAbout, "translate_bench"};
+  std::vector<std::string> presets;
+  bool profile = false;
+  std::string precision = "fp32";
+  int output_rows = 0;  // 0: the vocabulary
+  app.add_flag("--profile", profile, "time per kernel (adds a synchronisation per call)");
+  app.add_option("--precision", precision, "the matrix products' precision")
+      ->check(CLI::IsMember({"fp32", "bf16", "int8"}))
+      ->capture_default_str();
+  app.add_option("--output-rows", output_rows, "decode over N output pieces (0: the vocabulary)")
+      ->check(attn::bench::at_least(0))
+      ->capture_default_str();
+  app.add_option("PRESET", presets, "model presets (" + attn::bench::preset_list() + "); default: small base")
+      ->check(attn::bench::preset_name());
+  return attn::bench::run_main(app, argc, argv, [&] { return run(presets, profile, precision, output_rows); });
 }

@@ -8,6 +8,10 @@
 # per engine. An engine that did not run (or a figure it does not print) shows as "—".
 # The machine's cores are shared: run it on an idle machine and compare figures of one run only.
 set -euo pipefail
+if [[ "${1:-}" == -h || "${1:-}" == --help ]]; then  # the comment above, without its '#'
+  sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"
+  exit 0
+fi
 cd "$(dirname "$0")/.."
 
 # attn's precisions: fp32 and int8, and bf16 where the CPU has AVX512-BF16 (ATTN_PRECISIONS overrides).
@@ -46,12 +50,23 @@ import sys
 
 ALL_ENGINES = ["attn-fp32", "attn-bf16", "attn-int8", "torch-fp32", "torch-int8"]
 runs, models = {}, {}
+
+
+def number(text):
+    """A figure's value: 58% (at_ceiling) reads as 58; a value that is not a number, as None."""
+    try:
+        return float(text.removesuffix("%"))
+    except ValueError:
+        return None
+
+
 for line in open(sys.argv[1]):
     m = re.match(r"engine=(\S+) translate\s+(\S+)\s+(.*)", line)
     if m:
         engine, preset, rest = m.groups()
         kv = dict(re.findall(r"(\S+?)=(\S+)", rest))
-        runs[(engine, preset, int(kv["beam"]), int(kv["batch"]))] = {k: float(v) for k, v in kv.items()}
+        figures = {k: number(v) for k, v in kv.items()}
+        runs[(engine, preset, int(kv["beam"]), int(kv["batch"]))] = {k: v for k, v in figures.items() if v is not None}
         continue
     m = re.match(r"engine=(\S+) model\s+(\S+)\s+(.*)", line)
     if m:
