@@ -15,14 +15,14 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
-#include <map>
-#include <tuple>
-
+#include "bench_cli.h"
 #include "core/random.h"
 #include "kernels/profiling_backend.h"
 #include "model/transformer.h"
@@ -134,40 +134,16 @@ Ceiling step_ceiling(attn::Backend& be, const std::vector<attn::ProfilingBackend
   return out;
 }
 
-}  // namespace
+const char* const kAbout =
+    R"(train_step_bench: one full training step (forward, backward, Adam update; dropout and label
+smoothing on) on a batch of sentence pairs x (32 + 32) tokens, per model preset (default: small base).
+Prints target tokens/s, the median and fastest step, the GEMM FLOP rate, peak memory, and the step's
+ceiling on this machine: products_ms (one step's matrix products, each timed alone at its own shape,
+types and layouts), ceiling_ms (with attention's per-(sentence, head) products at their rate) and
+at_ceiling = ceiling / step. --profile adds the time of every kernel.)";
 
-int main(int argc, char** argv) {
-  std::vector<std::string> presets;
-  bool profile = false;
-  attn::MatmulPrecision precision = attn::MatmulPrecision::fp32;
-  int B = 128;
-  float dropout = -1;  // the preset's
-  int vocab = 8000;
-  double ema_decay = 0;
-  for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--profile")
-      profile = true;
-    else if (std::string(argv[i]) == "--precision" && i + 1 < argc)
-      precision = attn::parse_matmul_precision(argv[++i]);
-    else if (std::string(argv[i]) == "--sentences" && i + 1 < argc)
-      B = std::max(1, std::atoi(argv[++i]));
-    else if (std::string(argv[i]) == "--vocab" && i + 1 < argc)
-      vocab = std::max(8, std::atoi(argv[++i]));
-    else if (std::string(argv[i]) == "--dropout" && i + 1 < argc) {
-      dropout = std::stof(argv[++i]);  // throws on a word that is no number
-      if (!(dropout >= 0 && dropout < 1)) {
-        std::fprintf(stderr, "train_step_bench: --dropout %s is not a rate from 0 to below 1\n", argv[i]);
-        return 2;
-      }
-    } else if (std::string(argv[i]) == "--ema-decay" && i + 1 < argc) {
-      ema_decay = std::stod(argv[++i]);
-      if (!(ema_decay >= 0 && ema_decay < 1)) {
-        std::fprintf(stderr, "train_step_bench: --ema-decay %s is not a decay from 0 to below 1\n", argv[i]);
-        return 2;
-      }
-    } else
-      presets.push_back(argv[i]);
-  }
+int run(std::vector<std::string> presets, bool profile, attn::MatmulPrecision precision, int B, float dropout,
+        int vocab, double ema_decay) {
   if (presets.empty()) presets = {"small", "base"};
   const int S = 32, T = 32;
   for (const auto& preset : presets) {
@@ -235,4 +211,44 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{kAbout, "train_step_bench"};
+  std::vector<std::string> presets;
+  bool profile = false;
+  std::string precision = "fp32";
+  int sentences = 128, vocab = 8000;
+  float dropout = -1;  // the preset's
+  double ema_decay = 0;
+  app.add_flag("--profile", profile, "time every kernel (adds a clock reading per call)");
+  app.add_option("--precision", precision, "matrix products: fp32, or bf16 (mixed precision)")
+      ->check(CLI::IsMember({"fp32", "bf16"}))
+      ->capture_default_str();
+  app.add_option("--sentences", sentences, "sentence pairs a batch (32: the cpu-hour preset's 1024 target tokens)")
+      ->check(attn::bench::at_least(1))
+      ->capture_default_str();
+  // A number from 0 to below 1 (a rate, a decay).
+  const auto below_one = [](const std::string& what) {
+    return attn::bench::at_least(0) & CLI::Validator(
+                                          [what](std::string& text) -> std::string {
+                                            const double v = std::strtod(text.c_str(), nullptr);
+                                            return v < 1 ? "" : what + " is below 1, got " + text;
+                                          },
+                                          "");
+  };
+  app.add_option("--dropout", dropout, "dropout rate from 0 to below 1 (default: the preset's; cpu-hour: 0, then 0.1)")
+      ->check(below_one("a rate"));
+  app.add_option("--vocab", vocab, "the shared vocabulary's pieces")
+      ->check(attn::bench::at_least(8))
+      ->capture_default_str();
+  app.add_option("--ema-decay", ema_decay, "keep a moving average of the weights too, as attn train --ema-decay does")
+      ->check(below_one("a decay"));
+  app.add_option("PRESET", presets, "model presets (" + attn::bench::preset_list() + "); default: small base")
+      ->check(attn::bench::preset_name());
+  return attn::bench::run_main(app, argc, argv, [&] {
+    return run(presets, profile, attn::parse_matmul_precision(precision), sentences, dropout, vocab, ema_decay);
+  });
 }

@@ -19,7 +19,9 @@ std::int64_t GradientBuckets::floats_of_mb(double mb) {
 
 int GradientBuckets::buckets() const { return static_cast<int>((n_ + bucket_ - 1) / bucket_); }
 
-std::int64_t GradientBuckets::bucket_begin(int bucket) const { return std::max<std::int64_t>(0, n_ - (bucket + 1) * bucket_); }
+std::int64_t GradientBuckets::bucket_begin(int bucket) const {
+  return std::max<std::int64_t>(0, n_ - (bucket + 1) * bucket_);
+}
 
 void GradientBuckets::start(int bucket) {
   const std::int64_t begin = bucket_begin(bucket), end = n_ - static_cast<std::int64_t>(bucket) * bucket_;
