@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -182,6 +183,32 @@ TEST_F(Nodes, ANodeThatDoesNotAnswerIsNamedAndNothingHangs) {
   const int status = wait_for(spawn(nodes.run({"true"}, {"--hostfile", hosts.string()}), *dir_ / "answering.log"),
                               std::chrono::seconds(60));
   EXPECT_TRUE(succeeded(status)) << read_all(*dir_ / "answering.log");
+}
+
+// A job that outlives `run --timeout` is killed with a message saying so, on every node.
+TEST_F(Nodes, AJobBeyondItsTimeoutIsKilledOnEveryNode) {
+  const NodeSet nodes(*dir_, 2);
+  ATTN_NODES_UP(nodes);
+  Args run = nodes.run({"sleep", "300"});
+  run = setting(run, {"--timeout", "3"});
+  const auto started = Clock::now();
+  const int status = wait_for(spawn(run, *dir_ / "timeout.log"), std::chrono::seconds(60));
+  const std::string log = read_all(*dir_ / "timeout.log");
+  EXPECT_TRUE(failed_cleanly(status)) << log;
+  EXPECT_NE(log.find("nodes: error: mpirun did not end within --timeout 3 s (killed)"), std::string::npos) << log;
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - started).count(), 30);
+  // No process is left in either node (mpirun's daemons end theirs).
+  const auto pids = *dir_ / "pids.txt";
+  const auto deadline = Clock::now() + std::chrono::seconds(20);
+  std::string left;
+  do {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    const std::string command = "ip netns pids attn-" + nodes.name() + "-node0 > " + pids.string() +
+                                " && ip netns pids attn-" + nodes.name() + "-node1 >> " + pids.string();
+    ASSERT_EQ(std::system(command.c_str()), 0);
+    left = read_all(pids);
+  } while (!left.empty() && Clock::now() < deadline);
+  EXPECT_EQ(left, "") << "processes left in the nodes";
 }
 
 // `up` of nodes that exist already is refused, naming them; `down` removes every namespace.
