@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
 # Benchmark: training across 2 nodes with network stacks of their own (scripts/nodes: namespaces, a
-# bridge, links shaped with tc), 1 core each, against 1 node of 1 core, at several link rates, with
-# today's single MPI_Allreduce per update. Root (ip netns). Stop other work on the machine first.
+# bridge, links shaped with tc), 1 core each, against 1 node of 1 core, at several link rates, with the
+# gradient summed after the backward pass (allreduce after_backward) and during it (overlapped, in
+# buckets). Root (ip netns). Stop other work on the machine first (scripts/table3 --pause).
 #   bench/nodes_bench.sh SOURCE TARGET VOCAB [--presets "small base"] [--steps 12] [--batch-tokens 2048]
-#                        [--rates "1gbit 10gbit"] [--delay 0.1ms]
+#                        [--rates "1gbit 10gbit"] [--delay 0.1ms] [--allreduce "after_backward overlapped"]
+#                        [--bucket-mb 8]
 # e.g. after scripts/demo:
 #   bench/nodes_bench.sh runs/en-es/data/train.en runs/en-es/data/train.es runs/en-es/vocab.model
 # Per preset: 1 node x 1 core (batch_tokens B), then per rate 2 nodes x 1 core (B each: the global
 # batch 2B); target tokens/s and seconds per update over the updates after the second, the
 # allreduce's time per update, and the scaling efficiency: tokens/s of 2 nodes / (2 x 1 node's).
 set -euo pipefail
+if [[ ${1:-} == -h || ${1:-} == --help || $# -lt 3 ]]; then
+  sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+  [[ ${1:-} == -h || ${1:-} == --help ]] && exit 0
+  exit 2
+fi
 src=$1 tgt=$2 vocab=$3; shift 3
-presets="small base" steps=12 batch=2048 rates="1gbit 10gbit" delay=0.1ms
+presets="small base" steps=12 batch=2048 rates="1gbit 10gbit" delay=0.1ms ways="after_backward overlapped" bucket=8
 while (($#)); do
   case "$1" in
     --presets) presets=$2; shift 2 ;;
@@ -19,6 +26,8 @@ while (($#)); do
     --batch-tokens) batch=$2; shift 2 ;;
     --rates) rates=$2; shift 2 ;;
     --delay) delay=$2; shift 2 ;;
+    --allreduce) ways=$2; shift 2 ;;
+    --bucket-mb) bucket=$2; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -44,28 +53,31 @@ PY
 echo "$(grep -m1 "model name" /proc/cpuinfo | sed 's/.*: //'), $(nproc) cores; $("$attn" --version 2>/dev/null | head -1)"
 echo "batch_tokens $batch per node, $steps updates (the first 2 not timed), fp32, 1 thread per node, delay $delay"
 echo
-echo "| preset | nodes x cores | link | target tok/s | s/update | allreduce ms/update | efficiency |"
-echo "|---|---|---|---:|---:|---:|---:|"
+echo "| preset | nodes x cores | link | allreduce | target tok/s | s/update | allreduce ms/update (not hidden) | efficiency |"
+echo "|---|---|---|---|---:|---:|---:|---:|"
 for preset in $presets; do
   taskset -c 0 "$attn" "${common[@]}" --preset "$preset" --run-dir "$work/$preset-1" >"$work/$preset-1.log" 2>&1 ||
     { cat "$work/$preset-1.log" >&2; exit 1; }
   read -r one one_s _ < <(measure "$work/$preset-1")
-  echo "| $preset | 1 x 1 | - | $one | $one_s | - | - |"
+  echo "| $preset | 1 x 1 | - | - | $one | $one_s | - | - |"
   # The same 2 ranks on this machine's 2 cores without a network (shared memory): what running
   # side by side costs (shared caches, memory bandwidth), apart from the links.
   mpirun -np 2 --bind-to core --map-by core $([[ $(id -u) -ne 0 ]] || echo --allow-run-as-root) \
-    "$attn" "${common[@]}" --preset "$preset" --run-dir "$work/$preset-shm" >"$work/$preset-shm.log" 2>&1 ||
-    { cat "$work/$preset-shm.log" >&2; exit 1; }
+    "$attn" "${common[@]}" --preset "$preset" --run-dir "$work/$preset-shm" --allreduce after_backward \
+    >"$work/$preset-shm.log" 2>&1 || { cat "$work/$preset-shm.log" >&2; exit 1; }
   read -r two two_s comm < <(measure "$work/$preset-shm")
-  echo "| $preset | 2 x 1 | shared memory | $two | $two_s | $comm | $(python3 -c "print(f'{$two / (2 * $one):.0%}')") |"
+  echo "| $preset | 2 x 1 | shared memory | after_backward | $two | $two_s | $comm | $(python3 -c "print(f'{$two / (2 * $one):.0%}')") |"
   for rate in $rates; do
     scripts/nodes up --nodes 2 --rate "$rate" --delay "$delay" --name "$name" 2>"$work/up.log" ||
       { cat "$work/up.log" >&2; exit 1; }
     link=$(scripts/nodes status --name "$name" | sed -n 1p | sed 's/.*), links //; s/, on .*//')
-    scripts/nodes run --name "$name" -- "$attn" "${common[@]}" --preset "$preset" --run-dir "$work/$preset-2-$rate" \
-      >"$work/$preset-2-$rate.log" 2>&1 || { cat "$work/$preset-2-$rate.log" >&2; exit 1; }
+    for way in $ways; do
+      run=$work/$preset-2-$rate-$way
+      scripts/nodes run --name "$name" -- "$attn" "${common[@]}" --preset "$preset" --run-dir "$run" \
+        --allreduce "$way" --allreduce-bucket-mb "$bucket" >"$run.log" 2>&1 || { cat "$run.log" >&2; exit 1; }
+      read -r two two_s comm < <(measure "$run")
+      echo "| $preset | 2 x 1 | $link | $way | $two | $two_s | $comm | $(python3 -c "print(f'{$two / (2 * $one):.0%}')") |"
+    done
     scripts/nodes down --name "$name" 2>/dev/null
-    read -r two two_s comm < <(measure "$work/$preset-2-$rate")
-    echo "| $preset | 2 x 1 | $link | $two | $two_s | $comm | $(python3 -c "print(f'{$two / (2 * $one):.0%}')") |"
   done
 done
