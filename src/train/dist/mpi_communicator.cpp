@@ -1,6 +1,12 @@
 // The MPI communicator (Open MPI from Debian's libopenmpi-dev), and how a process learns whether
 // it was started as one of several ranks.
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -43,8 +49,15 @@ class Mpi final : public Communicator {
     MPI_Initialized(&initialised);
     if (!initialised) {
       int provided = 0;
-      check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+      // SERIALIZED: the nonblocking sums are moved on by a thread of their own while the main
+      // thread computes; the two never call MPI at the same time (see SumThread).
+      check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
       owner_ = true;
+      threaded_ = provided >= MPI_THREAD_SERIALIZED;
+    } else {
+      int provided = 0;
+      MPI_Query_thread(&provided);
+      threaded_ = provided >= MPI_THREAD_SERIALIZED;
     }
     // Errors come back as codes (and become exceptions) instead of ending the process silently.
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -52,6 +65,7 @@ class Mpi final : public Communicator {
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
   }
   ~Mpi() override {
+    sums_.reset();  // the thread ends before MPI does
     int finalised = 0;
     MPI_Finalized(&finalised);
     if (owner_ && !finalised) MPI_Finalize();
@@ -70,6 +84,11 @@ class Mpi final : public Communicator {
   void sum(double* data, std::size_t n) override { reduce(data, n, MPI_DOUBLE); }
   void sum(std::int64_t* data, std::size_t n) override { reduce(data, n, MPI_INT64_T); }
   void start_sum(float* data, std::size_t n) override {
+    if (threaded_) {
+      if (!sums_) sums_ = std::make_unique<SumThread>();
+      for (std::size_t done = 0; done < n; done += kPiece) sums_->start(data + done, std::min(kPiece, n - done));
+      return;
+    }
     for (std::size_t done = 0; done < n; done += kPiece) {
       requests_.push_back(MPI_REQUEST_NULL);
       check(MPI_Iallreduce(MPI_IN_PLACE, data + done, static_cast<int>(std::min(kPiece, n - done)), MPI_FLOAT, MPI_SUM,
@@ -84,6 +103,7 @@ class Mpi final : public Communicator {
     if (done) requests_.clear();
   }
   void wait_sums() override {
+    if (sums_) sums_->wait();
     if (requests_.empty()) return;
     const int rc = MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
     requests_.clear();
@@ -128,9 +148,100 @@ class Mpi final : public Communicator {
             "MPI_Allreduce");
   }
 
+  // Open MPI moves a nonblocking collective on only inside its own calls: this thread starts the
+  // sums the main thread hands it and tests them every kPoll until they are done, so that they go
+  // out while the main thread computes, sleeping in between (a rank may have one core only). The
+  // main thread calls no MPI function from its first start() to the end of its wait(), and the
+  // thread none outside that span: MPI_THREAD_SERIALIZED.
+  class SumThread {
+   public:
+    SumThread() : thread_([this] { loop(); }) {}
+    ~SumThread() {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stop_ = true;
+      }
+      wake_.notify_all();
+      thread_.join();
+    }
+    void start(float* data, std::size_t n) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        queued_.emplace_back(data, n);
+        ++pending_;
+      }
+      wake_.notify_all();
+    }
+    // Until every sum started is done; throws the first MPI error one met.
+    void wait() {
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, [&] { return pending_ == 0; });
+      if (!error_.empty()) {
+        const std::string e = std::move(error_);
+        error_.clear();
+        throw Error(e);
+      }
+    }
+
+   private:
+    static constexpr auto kPoll = std::chrono::microseconds(500);
+    void loop() {
+      std::vector<MPI_Request> requests;
+      std::unique_lock<std::mutex> lock(mutex_);
+      for (;;) {
+        wake_.wait(lock, [&] { return stop_ || !queued_.empty(); });
+        if (stop_) return;
+        while (pending_ > 0) {
+          const auto starting = std::move(queued_);
+          queued_.clear();
+          lock.unlock();
+          std::string error;
+          for (const auto& [data, n] : starting) {
+            requests.push_back(MPI_REQUEST_NULL);
+            const int rc = MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
+                                          &requests.back());
+            if (rc != MPI_SUCCESS && error.empty()) error = message(rc, "MPI_Iallreduce");
+          }
+          int all = 0;
+          const int rc = MPI_Testall(static_cast<int>(requests.size()), requests.data(), &all, MPI_STATUSES_IGNORE);
+          if (rc != MPI_SUCCESS && error.empty()) error = message(rc, "MPI_Testall");
+          const bool finished = all || !error.empty();
+          if (finished) requests.clear();
+          lock.lock();
+          if (!error.empty() && error_.empty()) error_ = error;
+          if (finished && queued_.empty()) {
+            pending_ = 0;
+            done_.notify_all();
+            break;
+          }
+          if (finished) continue;  // more were handed over meanwhile
+          lock.unlock();
+          std::this_thread::sleep_for(kPoll);
+          lock.lock();
+        }
+      }
+    }
+    static std::string message(int rc, const char* what) {
+      char text[MPI_MAX_ERROR_STRING];
+      int length = 0;
+      MPI_Error_string(rc, text, &length);
+      return std::string("MPI: ") + what + " failed: " + std::string(text, static_cast<std::size_t>(length));
+    }
+
+    std::mutex mutex_;
+    std::condition_variable wake_, done_;
+    std::vector<std::pair<float*, std::size_t>> queued_;  // handed over, not yet started
+    int pending_ = 0;                                     // handed over since the last wait, not yet done
+    bool stop_ = false;
+    std::string error_;
+    std::thread thread_;
+  };
+
   int rank_ = 0, size_ = 1;
   bool owner_ = false;
-  std::vector<MPI_Request> requests_;  // the sums under way
+  bool threaded_ = false;              // MPI_THREAD_SERIALIZED: the sums move on in a thread
+  std::unique_ptr<SumThread> sums_;    // started with the first nonblocking sum
+  std::vector<MPI_Request> requests_;  // the sums under way (without the thread)
 };
 #endif
 
