@@ -31,7 +31,6 @@ void GradientBuckets::start(int bucket) {
 
 void GradientBuckets::final_from(std::int64_t first) {
   while (started_ < buckets() && bucket_begin(started_) >= first) start(started_++);
-  ranks_.progress_sums();
 }
 
 void GradientBuckets::finish() {

@@ -19,12 +19,11 @@ class GradientBuckets {
   GradientBuckets(dist::Communicator& ranks, Backend& backend, float* grads, std::int64_t n, std::int64_t bucket_floats,
                   const float* earlier = nullptr);
   // The backward pass is done with grads[first, n): starts the sum of every bucket inside that
-  // range not yet started, and lets the sums under way move on.
+  // range not yet started.
   void final_from(std::int64_t first);
   // Starts what is left and waits for every sum: grads holds the sum over the ranks.
   void finish();
   int buckets() const;
-  int started() const { return started_; }
 
   // The bucket size in floats for a size in MB (2^20 bytes), at least one float.
   static std::int64_t floats_of_mb(double mb);

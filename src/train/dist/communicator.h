@@ -27,14 +27,12 @@ class Communicator {
   virtual void sum(float* data, std::size_t n) = 0;
   virtual void sum(double* data, std::size_t n) = 0;
   virtual void sum(std::int64_t* data, std::size_t n) = 0;
-  // The same sum of floats without waiting for it (MPI_Iallreduce): the buffer is the sum's until
-  // wait_sums() returns, and must not be read or written before. Sums started in the same order on
-  // every rank; each element gets the bits the blocking sum() gives it (the same reduction of the
-  // same values; tested with 2 ranks).
+  // The same sum of floats without waiting for it (MPI_Iallreduce, moved on by a thread of the
+  // communicator's while the caller computes): the buffer is the sum's until wait_sums() returns,
+  // and must not be read or written before; the caller calls no other collective in between. Sums
+  // started in the same order on every rank; each element gets the bits the blocking sum() gives it
+  // (the same reduction of the same values; tested with 2 ranks).
   virtual void start_sum(float* data, std::size_t n) = 0;
-  // Lets the sums under way move on: MPI moves a nonblocking collective only inside its own calls,
-  // so the backward pass calls this between layers.
-  virtual void progress_sums() = 0;
   // Waits for every sum started.
   virtual void wait_sums() = 0;
   // root's bytes onto every rank's buffer of the same size.

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <utility>
-#include <cstdlib>
-#include <string>
 #include <vector>
 
 #include "train/dist/communicator.h"
@@ -31,12 +31,16 @@ int launcher_size() {
 }
 
 #ifdef ATTN_HAVE_MPI
-void check(int rc, const char* what) {
-  if (rc == MPI_SUCCESS) return;
+// "MPI: <what> failed: <MPI's text for rc>".
+std::string mpi_error(int rc, const char* what) {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
   MPI_Error_string(rc, text, &length);
-  throw Error(std::string("MPI: ") + what + " failed: " + std::string(text, static_cast<std::size_t>(length)));
+  return std::string("MPI: ") + what + " failed: " + std::string(text, static_cast<std::size_t>(length));
+}
+
+void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) throw Error(mpi_error(rc, what));
 }
 
 // MPI counts are ints: long buffers go in pieces.
@@ -53,12 +57,10 @@ class Mpi final : public Communicator {
       // thread computes; the two never call MPI at the same time (see SumThread).
       check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
       owner_ = true;
-      threaded_ = provided >= MPI_THREAD_SERIALIZED;
-    } else {
-      int provided = 0;
-      MPI_Query_thread(&provided);
-      threaded_ = provided >= MPI_THREAD_SERIALIZED;
     }
+    int provided = 0;
+    MPI_Query_thread(&provided);
+    threaded_ = provided >= MPI_THREAD_SERIALIZED;
     // Errors come back as codes (and become exceptions) instead of ending the process silently.
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
@@ -84,30 +86,15 @@ class Mpi final : public Communicator {
   void sum(double* data, std::size_t n) override { reduce(data, n, MPI_DOUBLE); }
   void sum(std::int64_t* data, std::size_t n) override { reduce(data, n, MPI_INT64_T); }
   void start_sum(float* data, std::size_t n) override {
-    if (threaded_) {
-      if (!sums_) sums_ = std::make_unique<SumThread>();
-      for (std::size_t done = 0; done < n; done += kPiece) sums_->start(data + done, std::min(kPiece, n - done));
+    if (!threaded_) {  // an MPI without MPI_THREAD_SERIALIZED: the sum at once, nothing hidden
+      reduce(data, n, MPI_FLOAT);
       return;
     }
-    for (std::size_t done = 0; done < n; done += kPiece) {
-      requests_.push_back(MPI_REQUEST_NULL);
-      check(MPI_Iallreduce(MPI_IN_PLACE, data + done, static_cast<int>(std::min(kPiece, n - done)), MPI_FLOAT, MPI_SUM,
-                           MPI_COMM_WORLD, &requests_.back()),
-            "MPI_Iallreduce");
-    }
-  }
-  void progress_sums() override {
-    if (requests_.empty()) return;
-    int done = 0;
-    check(MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &done, MPI_STATUSES_IGNORE), "MPI_Testall");
-    if (done) requests_.clear();
+    if (!sums_) sums_ = std::make_unique<SumThread>();
+    for (std::size_t done = 0; done < n; done += kPiece) sums_->start(data + done, std::min(kPiece, n - done));
   }
   void wait_sums() override {
     if (sums_) sums_->wait();
-    if (requests_.empty()) return;
-    const int rc = MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-    requests_.clear();
-    check(rc, "MPI_Waitall");
   }
   void broadcast(void* data, std::size_t bytes, int root) override {
     auto* p = static_cast<char*>(data);
@@ -200,11 +187,11 @@ class Mpi final : public Communicator {
             requests.push_back(MPI_REQUEST_NULL);
             const int rc = MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
                                           &requests.back());
-            if (rc != MPI_SUCCESS && error.empty()) error = message(rc, "MPI_Iallreduce");
+            if (rc != MPI_SUCCESS && error.empty()) error = mpi_error(rc, "MPI_Iallreduce");
           }
           int all = 0;
           const int rc = MPI_Testall(static_cast<int>(requests.size()), requests.data(), &all, MPI_STATUSES_IGNORE);
-          if (rc != MPI_SUCCESS && error.empty()) error = message(rc, "MPI_Testall");
+          if (rc != MPI_SUCCESS && error.empty()) error = mpi_error(rc, "MPI_Testall");
           const bool finished = all || !error.empty();
           if (finished) requests.clear();
           lock.lock();
@@ -221,13 +208,6 @@ class Mpi final : public Communicator {
         }
       }
     }
-    static std::string message(int rc, const char* what) {
-      char text[MPI_MAX_ERROR_STRING];
-      int length = 0;
-      MPI_Error_string(rc, text, &length);
-      return std::string("MPI: ") + what + " failed: " + std::string(text, static_cast<std::size_t>(length));
-    }
-
     std::mutex mutex_;
     std::condition_variable wake_, done_;
     std::vector<std::pair<float*, std::size_t>> queued_;  // handed over, not yet started
@@ -239,9 +219,8 @@ class Mpi final : public Communicator {
 
   int rank_ = 0, size_ = 1;
   bool owner_ = false;
-  bool threaded_ = false;              // MPI_THREAD_SERIALIZED: the sums move on in a thread
-  std::unique_ptr<SumThread> sums_;    // started with the first nonblocking sum
-  std::vector<MPI_Request> requests_;  // the sums under way (without the thread)
+  bool threaded_ = false;            // MPI_THREAD_SERIALIZED: the sums move on in a thread
+  std::unique_ptr<SumThread> sums_;  // started with the first nonblocking sum
 };
 #endif
 
