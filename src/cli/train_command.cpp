@@ -1,6 +1,8 @@
 // `attn train`: train a model; every option of train_options.h is a --flag, a config-file key
 // and a line of --dump-config. Precedence: defaults < --preset < --config file < flags.
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -12,6 +14,7 @@
 #include "core/error.h"
 #include "train/checkpoint.h"
 #include "train/dist/communicator.h"
+#include "train/dist/peer_watch.h"
 #include "train/stop_signals.h"
 #include "train/trainer.h"
 
@@ -28,6 +31,17 @@ struct TrainArguments {
   TrainOptions scratch;                      // only to enumerate the fields
 };
 
+// "; continue from the last checkpoint with --resume" where the run folder has one.
+std::string resume_hint(const TrainOptions& options) {
+  try {
+    const auto folder = std::filesystem::path(options.run_dir) / "checkpoints";
+    if (std::filesystem::exists(folder) && !list_checkpoints(folder).empty())
+      return "; continue from the last checkpoint with --resume";
+  } catch (const std::exception&) {
+  }
+  return "";
+}
+
 void run(const TrainArguments& args) {
   const TrainOptions options = resolve_train_options(args.preset, args.config_file, args.given);
   if (args.dump_config) {
@@ -38,6 +52,19 @@ void run(const TrainArguments& args) {
   const StopSignals signals;
   // Under mpirun every rank runs this; alone, one process.
   const std::unique_ptr<dist::Communicator> ranks = dist::world();
+  // A peer gone silent (node down, link cut): this rank ends at once, from the watch's thread; the
+  // main thread may be waiting in a collective that will never end, so no MPI call, no unwinding.
+  const dist::PeerWatch watch(
+      *ranks, options.peer_timeout_seconds,
+      [&](const std::string& message) {
+        std::cerr << "attn: error on rank " << ranks->rank() << " of " << ranks->size() << ": " << message
+                  << "\nattn: stopping this rank" << resume_hint(options)
+                  << " (with the ranks left: docs/distributed.md, \"Faults\")" << std::endl;
+        std::_Exit(1);
+      },
+      [&](const std::string& message) {
+        std::cerr << "attn: warning on rank " << ranks->rank() << ": " << message << std::endl;
+      });
   TrainResult r;
   try {
     r = Trainer(options, std::cerr, *ranks).run(args.resume || args.resume_with_changes, args.resume_with_changes);
@@ -48,15 +75,8 @@ void run(const TrainArguments& args) {
   } catch (const std::exception& e) {
     if (ranks->size() == 1) throw;
     // This rank alone: the others may wait for it in a collective, so the whole job ends now.
-    bool saved = false;
-    try {
-      const auto folder = std::filesystem::path(options.run_dir) / "checkpoints";
-      saved = std::filesystem::exists(folder) && !list_checkpoints(folder).empty();
-    } catch (const std::exception&) {
-    }
     std::cerr << "attn: error on rank " << ranks->rank() << " of " << ranks->size() << ": " << e.what()
-              << "\nattn: stopping every rank" << (saved ? "; continue from the last checkpoint with --resume" : "")
-              << std::endl;
+              << "\nattn: stopping every rank" << resume_hint(options) << std::endl;
     ranks->abort(1);
   }
   if (r.stop_reason == "interrupted") {

@@ -84,6 +84,11 @@ std::vector<OptionField> option_fields(TrainOptions& o) {
        "MB of gradient a bucket of the overlapped sum holds (the last layers' first; a gradient smaller than one "
        "bucket goes as one)",
        &o.allreduce_bucket_mb},
+      {"peer_timeout_seconds",
+       "under mpirun, a rank that hears nothing from another rank for this long (its node down, the link to it cut, "
+       "its process stopped; the ranks send each other a UDP heartbeat) ends the job, naming that rank and its "
+       "addresses (0: not watched)",
+       &o.peer_timeout_seconds},
       {"precision", "matrix products in fp32, or bf16 (mixed precision, float32 sums; needs AVX512-BF16)",
        &o.precision},
       {"encoder_layers", "N for the encoder", &m.encoder_layers, true},
@@ -307,6 +312,9 @@ void validate(const TrainOptions& o) {
        "allreduce_bucket_mb must be a size in MB above 0 and at most 65536 (for one sum after the backward pass, "
        "allreduce \"after_backward\"), got " +
            nlohmann::json(o.allreduce_bucket_mb).dump());
+  need(o.peer_timeout_seconds == 0 || (o.peer_timeout_seconds >= 1 && o.peer_timeout_seconds <= 86400),
+       "peer_timeout_seconds must be 0 (not watched) or from 1 to 86400, got " +
+           nlohmann::json(o.peer_timeout_seconds).dump());
   parse_matmul_precision(o.precision);  // throws naming the accepted values
   need(o.max_length <= o.model.max_positions, "max_length must not exceed the model's max_positions");
   o.model.validate();

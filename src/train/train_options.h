@@ -65,6 +65,9 @@ struct TrainOptions {
   // it. The same bits either way with 2 ranks.
   std::string allreduce = "overlapped";
   double allreduce_bucket_mb = 8;
+  // Across ranks: a rank that hears nothing from another for this long (its node down, its link
+  // cut, its process stopped) ends, naming it (train/dist/peer_watch.h); 0: not watched.
+  double peer_timeout_seconds = 60;
   std::string precision = "fp32";  // large matrix products: fp32, or bf16 (mixed precision:
                                    // bf16 inputs, fp32 sums; needs AVX512-BF16; speed:
                                    // bench/train_step_bench --precision bf16)

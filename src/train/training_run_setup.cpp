@@ -114,6 +114,7 @@ void Trainer::Run::create_model() {
 
 void Trainer::Run::resume_from(const std::vector<std::filesystem::path>& existing, bool accept_changes) {
   bool loaded = false;
+  int saved_accumulate = 1;
   for (auto it = existing.rbegin(); it != existing.rend() && !loaded; ++it) {
     CheckpointContents contents;
     try {
@@ -145,13 +146,25 @@ void Trainer::Run::resume_from(const std::vector<std::filesystem::path>& existin
     }
     log_ << "resuming from " << it->string() << " (step " << progress_.step << ", epoch " << progress_.epoch + 1
          << ")\n";
+    saved_accumulate = contents.options.value("accumulate", 1);
     loaded = true;
   }
   if (!loaded) throw Error("--resume: no checkpoint in " + checkpoints_.string() + " could be loaded");
-  if (progress_.ranks != ranks_.size())
+  const int saved_batches = progress_.ranks * saved_accumulate, batches = ranks_.size() * o_.accumulate;
+  if (progress_.ranks != ranks_.size() && saved_batches == batches)
+    log_ << "note: the checkpoint was written by a run of " << progress_.ranks << " rank(s) x accumulate "
+         << saved_accumulate << "; continuing with " << ranks_.size() << " x " << o_.accumulate
+         << ": the same global batch (" << o_.batch_tokens << " x " << batches << " tokens), weights, optimizer "
+         << "state and place in the data\n";
+  else if (progress_.ranks != ranks_.size())
     log_ << "note: the checkpoint was written by a run of " << progress_.ranks << " rank(s); continuing with "
          << ranks_.size() << ": same weights, optimizer state and place in the data, but the global batch is now "
-         << o_.batch_tokens << " x " << ranks_.size() << " x " << o_.accumulate << " tokens\n";
+         << o_.batch_tokens << " x " << ranks_.size() << " x " << o_.accumulate << " tokens"
+         << (saved_batches % ranks_.size() == 0
+                 ? " (--accumulate " + std::to_string(saved_batches / ranks_.size()) + " keeps the checkpoint's " +
+                       std::to_string(o_.batch_tokens) + " x " + std::to_string(saved_batches) + ")"
+                 : std::string())
+         << "\n";
 }
 
 void Trainer::Run::start_fresh() {

@@ -132,10 +132,8 @@ TEST_F(Distributed, KilledRankStopsTheJobAndResumeReachesTheUninterruptedWeights
   const Args killed_args = train_args(t, *dir_ / "killed", 200);
   const Job job = spawn(mpirun({killed_args, killed_args}), *dir_ / "killed.log");
   const auto wanted = checkpoint_path(*dir_ / "killed" / "checkpoints", 80);
-  auto deadline = Clock::now() + std::chrono::seconds(400);
-  while (!std::filesystem::exists(wanted) && Clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  ASSERT_TRUE(std::filesystem::exists(wanted)) << "the job never reached step 80: " << read_all(job.output);
+  ASSERT_TRUE(wait_for_file(wanted, std::chrono::seconds(400)))
+      << "the job never reached step 80: " << read_all(job.output);
   const pid_t victim = rank_pid(job.pid, 1);
   ASSERT_GT(victim, 0) << "rank 1's process not found among mpirun's children";
   ASSERT_EQ(kill(victim, SIGKILL), 0);
@@ -152,7 +150,8 @@ TEST_F(Distributed, KilledRankStopsTheJobAndResumeReachesTheUninterruptedWeights
   const Args one_rank = with(train_args(t, *dir_ / "killed-1", 200), {"--accumulate", "2", "--resume"});
   const int resumed_one = wait_for(spawn(one_rank, *dir_ / "resumed-1.log"));
   ASSERT_TRUE(succeeded(resumed_one)) << read_all(*dir_ / "resumed-1.log");
-  EXPECT_NE(read_all(*dir_ / "resumed-1.log").find("written by a run of 2 rank(s); continuing with 1"),
+  EXPECT_NE(read_all(*dir_ / "resumed-1.log")
+                .find("written by a run of 2 rank(s) x accumulate 1; continuing with 1 x 2: the same global batch"),
             std::string::npos);
   const Args two_ranks = with(killed_args, {"--resume"});
   const int resumed_two = wait_for(spawn(mpirun({two_ranks, two_ranks}), *dir_ / "resumed-2.log"));
@@ -165,16 +164,55 @@ TEST_F(Distributed, KilledRankStopsTheJobAndResumeReachesTheUninterruptedWeights
             inspect_checkpoint(checkpoint_path(*dir_ / "killed-1" / "checkpoints", 200)).progress.next_batch);
 }
 
+// A rank that stops (SIGSTOP: alive for mpirun, silent for everyone; as a frozen machine would be)
+// is named by the other rank once peer_timeout_seconds have passed without its heartbeat, and the
+// job ends; the rank's own number, the timeout and what to do are in the message. A pause shorter
+// than the timeout is not a fault: the same job, stopped for 1 s, trains to its end.
+TEST_F(Distributed, AStoppedRankIsNamedByTheOtherWithinThePeerTimeout) {
+  const auto& t = *task_;
+  for (const bool lost : {false, true}) {
+    const std::string name = lost ? "stopped" : "paused";
+    const Args args = with(train_args(t, *dir_ / name, lost ? 100000 : 60), {"--peer-timeout-seconds", "3"});
+    const Job job = spawn(mpirun({args, args}), *dir_ / (name + ".log"));
+    const auto wanted = checkpoint_path(*dir_ / name / "checkpoints", 20);
+    ASSERT_TRUE(wait_for_file(wanted, std::chrono::seconds(400)))
+        << "the job never reached step 20: " << read_all(job.output);
+    const pid_t victim = rank_pid(job.pid, 1);
+    ASSERT_GT(victim, 0) << "rank 1's process not found among mpirun's children";
+    ASSERT_EQ(kill(victim, SIGSTOP), 0);
+    const auto stopped_at = Clock::now();
+    if (!lost) {
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      ASSERT_EQ(kill(victim, SIGCONT), 0);
+      const int status = wait_for(job, std::chrono::seconds(400));
+      EXPECT_TRUE(succeeded(status)) << "a pause of 1 s (timeout 3 s) ended the job: " << read_all(job.output);
+      continue;
+    }
+    const int status = wait_for(job, std::chrono::seconds(60));
+    const double seconds = std::chrono::duration<double>(Clock::now() - stopped_at).count();
+    const std::string log = read_all(job.output);
+    kill(victim, SIGKILL);  // in case mpirun left it stopped
+    EXPECT_TRUE(failed_cleanly(status)) << log;
+    // 3 s without a heartbeat, at most one heartbeat interval (0.3 s) to notice, then mpirun ends the job.
+    EXPECT_GE(seconds, 3.0) << log;
+    EXPECT_LT(seconds, 15) << log;
+    std::cerr << "job ended " << seconds << " s after rank 1 was stopped\n";
+    EXPECT_NE(log.find("attn: error on rank 0 of 2: rank 1 ("), std::string::npos) << log;
+    EXPECT_NE(log.find(") has not been heard from for 3."), std::string::npos) << log;
+    EXPECT_NE(log.find(" s (peer_timeout_seconds 3.0): its process stopped, its node went down or the network to "
+                       "it was cut\nattn: stopping this rank; continue from the last checkpoint with --resume"),
+              std::string::npos)
+        << log;
+  }
+}
+
 // SIGTERM reaching one rank only: both ranks stop after the same update and write one checkpoint.
 TEST_F(Distributed, SignalToOneRankStopsEveryRankAtTheSameStep) {
   const auto& t = *task_;
   const Args args = train_args(t, *dir_ / "signalled", 100000);
   const Job job = spawn(mpirun({args, args}), *dir_ / "signalled.log");
   const auto first = checkpoint_path(*dir_ / "signalled" / "checkpoints", 20);
-  const auto deadline = Clock::now() + std::chrono::seconds(400);
-  while (!std::filesystem::exists(first) && Clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  ASSERT_TRUE(std::filesystem::exists(first)) << read_all(job.output);
+  ASSERT_TRUE(wait_for_file(first, std::chrono::seconds(400))) << read_all(job.output);
   const pid_t victim = rank_pid(job.pid, 1);
   ASSERT_GT(victim, 0);
   ASSERT_EQ(kill(victim, SIGTERM), 0);
@@ -199,10 +237,7 @@ TEST_F(Distributed, UserSignalsToMpirunStopEveryRankWithACheckpoint) {
     const Args args = train_args(t, *dir_ / name, 100000);
     const Job job = spawn(mpirun({args, args}), *dir_ / (name + ".log"));
     const auto first = checkpoint_path(*dir_ / name / "checkpoints", 20);
-    const auto deadline = Clock::now() + std::chrono::seconds(400);
-    while (!std::filesystem::exists(first) && Clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    ASSERT_TRUE(std::filesystem::exists(first)) << name << ": " << read_all(job.output);
+    ASSERT_TRUE(wait_for_file(first, std::chrono::seconds(400))) << name << ": " << read_all(job.output);
     ASSERT_EQ(kill(job.pid, signal), 0);
     const int status = wait_for(job, std::chrono::seconds(120));
     const std::string log = read_all(job.output);
@@ -233,7 +268,9 @@ TEST_F(Distributed, OneProcessCheckpointResumedByTwoRanksReachesTheOneProcessWei
   const int status = wait_for(spawn(mpirun({two, two}), *dir_ / "p1-resumed.log"));
   const std::string log = read_all(*dir_ / "p1-resumed.log");
   ASSERT_TRUE(succeeded(status)) << log;
-  EXPECT_NE(log.find("written by a run of 1 rank(s); continuing with 2"), std::string::npos) << log;
+  EXPECT_NE(log.find("written by a run of 1 rank(s) x accumulate 2; continuing with 2 x 1: the same global batch"),
+            std::string::npos)
+      << log;
   expect_same_tensors(checkpoint_path(straight / "checkpoints", 60), checkpoint_path(resumed / "checkpoints", 60));
   EXPECT_EQ(SafetensorsFile(checkpoint_path(resumed / "checkpoints", 60)).entries().count("optimizer.ema"), 1u);
   expect_same_tensors(straight / "model" / "model.safetensors", resumed / "model" / "model.safetensors");
@@ -251,7 +288,8 @@ TEST_F(Distributed, TwoRankCheckpointResumedByOneProcessAloneSaysTheBatchIsHalve
   const std::string log = read_all(*dir_ / "r2-alone.log");
   ASSERT_TRUE(succeeded(status)) << log;
   EXPECT_NE(log.find("note: the checkpoint was written by a run of 2 rank(s); continuing with 1: same weights, "
-                     "optimizer state and place in the data, but the global batch is now 512 x 1 x 1 tokens"),
+                     "optimizer state and place in the data, but the global batch is now 512 x 1 x 1 tokens "
+                     "(--accumulate 2 keeps the checkpoint's 512 x 2)"),
             std::string::npos)
       << log;
   const auto last = inspect_checkpoint(checkpoint_path(run / "checkpoints", 40)).progress;

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <algorithm>
 #include <fstream>
 #include <random>
 #include <string>
@@ -146,6 +147,67 @@ TEST_F(Nodes, TwoNodesOverTcpEqualOneProcessAccumulatingTwoBatches) {
     expect_same_tensors(checkpoint_path(*dir_ / "one" / "checkpoints", step),
                         checkpoint_path(*dir_ / "two" / "checkpoints", step));
   expect_same_tensors(*dir_ / "one" / "best" / "model.safetensors", *dir_ / "two" / "best" / "model.safetensors");
+}
+
+// A node killed (every process in it), or its link cut (`ip link set eth0 down` on the node), while
+// two nodes train and sum gradients: the job ends within 30 s with Open MPI's message naming the
+// node (mpirun probes its idle connections to the nodes' daemons: scripts/nodes sets 5 s, then 5
+// probes 1 s apart), every checkpoint written loads, and the run resumes on the node left, one
+// rank accumulating two batches, to the weights of one process that trained straight through.
+TEST_F(Nodes, ANodeKilledOrCutOffEndsTheJobNamingItAndTheRunResumesOnTheNodeLeft) {
+  const auto& t = *task_;
+  const Args fp32{"--precision", "fp32"};
+  // The independent truth: one process accumulating the same two batches, never interrupted.
+  const auto straight = *dir_ / "straight";
+  const int one =
+      wait_for(spawn(with(with(train_args(t, straight, 80), {"--accumulate", "2"}), fp32), *dir_ / "straight.log"));
+  ASSERT_TRUE(succeeded(one)) << read_all(*dir_ / "straight.log");
+  for (const std::string fault : {"kill", "cut"}) {
+    const NodeSet nodes(*dir_, 2);
+    ATTN_NODES_UP(nodes);
+    const std::string node1 = "attn-" + nodes.name() + "-node1";
+    const auto run = *dir_ / ("fault-" + fault);
+    // As long as it takes: the fault ends it.
+    const Job job = spawn(nodes.run(with(train_args(t, run, 100000), fp32)), *dir_ / ("fault-" + fault + ".log"));
+    const auto wanted = checkpoint_path(run / "checkpoints", 40);
+    ASSERT_TRUE(wait_for_file(wanted, std::chrono::seconds(300))) << "never reached step 40: " << read_all(job.output);
+    const std::string command = fault == "kill" ? "ip netns pids " + node1 + " | xargs -r kill -KILL"
+                                                : "ip -n " + node1 + " link set eth0 down";
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    const auto at = Clock::now();
+    const int status = wait_for(job, std::chrono::seconds(120));
+    const double seconds = std::chrono::duration<double>(Clock::now() - at).count();
+    const std::string log = read_all(job.output);
+    EXPECT_TRUE(failed_cleanly(status)) << fault << ": " << log;
+    EXPECT_LT(seconds, 30) << fault << ": " << log;
+    std::cerr << fault << ": the job ended " << seconds << " s after the fault\n";
+    EXPECT_NE(log.find("ORTE has lost communication with a remote daemon"), std::string::npos) << fault << ": " << log;
+    EXPECT_NE(log.find("on node 10.213.0.2\n"), std::string::npos) << fault << ": " << log;
+    // Nothing half-written: every checkpoint left loads; the newest is where the fault struck.
+    int newest = 0;
+    for (const auto& c : list_checkpoints(run / "checkpoints")) {
+      int step = 0;
+      EXPECT_NO_THROW(step = static_cast<int>(inspect_checkpoint(c).progress.step)) << c;
+      newest = std::max(newest, step);
+    }
+    EXPECT_GE(newest, 40) << fault;
+    ASSERT_LT(newest, 80) << fault << ": the fault came too late for the resume to be checked";
+
+    // The node left goes on: one rank, two batches accumulated, the same global batch.
+    const auto left = *dir_ / (fault + "-left.hosts");
+    std::ofstream(left) << "10.213.0.1\n";
+    const int resumed =
+        wait_for(spawn(nodes.run(with(train_args(t, run, 80), {"--accumulate", "2", "--resume", "--precision", "fp32"}),
+                                 {"--hostfile", left.string()}),
+                       *dir_ / (fault + "-resumed.log")));
+    const std::string resumed_log = read_all(*dir_ / (fault + "-resumed.log"));
+    ASSERT_TRUE(succeeded(resumed)) << fault << ": " << resumed_log;
+    EXPECT_NE(resumed_log.find("written by a run of 2 rank(s) x accumulate 1; continuing with 1 x 2: the same global "
+                               "batch (512 x 2 tokens)"),
+              std::string::npos)
+        << resumed_log;
+    expect_same_tensors(checkpoint_path(straight / "checkpoints", 80), checkpoint_path(run / "checkpoints", 80));
+  }
 }
 
 // A hostfile naming a node that does not answer (an address nobody has; a node whose link is down)

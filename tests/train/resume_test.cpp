@@ -116,10 +116,7 @@ TEST(Resume, KilledAndResumedRunEqualsUninterruptedRunBitForBit) {
 
   const pid_t pid = spawn(train_args(task, dir / "killed"));
   const auto wanted = checkpoint_path(dir / "killed" / "checkpoints", 100);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (!std::filesystem::exists(wanted) && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  ASSERT_TRUE(std::filesystem::exists(wanted)) << "the run never reached step 100";
+  ASSERT_TRUE(testing::wait_for_file(wanted, std::chrono::seconds(120))) << "the run never reached step 100";
   kill(pid, SIGKILL);
   const int killed = wait_for(pid);
   ASSERT_TRUE(WIFSIGNALED(killed)) << "the run finished before it could be killed";
@@ -357,10 +354,7 @@ TEST(Resume, StopSignalsAtRandomMomentsAlwaysEndWithACheckpoint) {
                          "--save-every", "5", "--threads", "1", "--accumulate", "1"});
     const pid_t pid = spawn_logged(args, dir / ("run" + std::to_string(i) + ".log"));
     // Wait for training to be under way (the first checkpoint), then a random part of a few updates.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
-    while (!std::filesystem::exists(checkpoint_path(run / "checkpoints", 5)) &&
-           std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    testing::wait_for_file(checkpoint_path(run / "checkpoints", 5), std::chrono::seconds(300));
     std::this_thread::sleep_for(std::chrono::milliseconds(rng.below(400)));
     kill(pid, SIGTERM);
     const int status = wait_for(pid);
@@ -379,10 +373,7 @@ TEST(Resume, StopSignalsAtRandomMomentsAlwaysEndWithACheckpoint) {
 void kill_after_checkpoint(const std::vector<std::string>& args, const std::filesystem::path& run, std::int64_t step) {
   const pid_t pid = spawn(args);
   const auto wanted = checkpoint_path(run / "checkpoints", step);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
-  while (!std::filesystem::exists(wanted) && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  const bool reached = std::filesystem::exists(wanted);
+  const bool reached = testing::wait_for_file(wanted, std::chrono::seconds(300));
   kill(pid, SIGKILL);
   const bool killed = WIFSIGNALED(wait_for(pid));
   ASSERT_TRUE(reached) << "the run never reached step " << step;

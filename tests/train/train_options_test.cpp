@@ -27,9 +27,9 @@ std::string error_of(const std::function<void()>& f) {
 
 TrainOptions usable() {
   TrainOptions o;
-  o.train_source = "a";
-  o.train_target = "b";
-  o.vocabulary = "v";
+  o.train_source = std::string("a");
+  o.train_target = std::string("b");
+  o.vocabulary = std::string("v");
   return o;
 }
 
@@ -107,6 +107,25 @@ TEST(TrainOptions, AllreduceIsOverlappedOrAfterTheBackwardPassWithARealBucket) {
   }
   o.allreduce_bucket_mb = 0.5;
   EXPECT_EQ(error_of([&] { validate(o); }), "");
+}
+
+// The ranks' watch: off (0) or a timeout of at least a second (a heartbeat goes every tenth of
+// it, at most every second), a day at most; a config file's key names the same thing.
+TEST(TrainOptions, PeerTimeoutIsOffOrFromOneSecondToADay) {
+  TrainOptions o = usable();
+  EXPECT_EQ(o.peer_timeout_seconds, 60);
+  for (double s : {0.5, -1.0, 86401.0, std::nan("")}) {
+    o.peer_timeout_seconds = s;
+    EXPECT_NE(error_of([&] { validate(o); }).find("peer_timeout_seconds must be 0 (not watched) or from 1 to 86400"),
+              std::string::npos)
+        << s;
+  }
+  for (double s : {0.0, 1.0, 86400.0}) {
+    o.peer_timeout_seconds = s;
+    EXPECT_EQ(error_of([&] { validate(o); }), "") << s;
+  }
+  apply_options_json(nlohmann::json::parse(R"({"peer_timeout_seconds": 5})"), o, "test");
+  EXPECT_EQ(o.peer_timeout_seconds, 5);
 }
 
 // lr_decay: one of three names; "linear" needs the step it decays to 0 at, after the warmup.

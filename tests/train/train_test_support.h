@@ -1,8 +1,10 @@
 #pragma once
 // A synthetic translation task for training tests: sentences of 4-9 words from a 14-word
 // vocabulary, translated by reversing the word order.
+#include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/atomic_file.h"
@@ -11,6 +13,14 @@
 #include "train/train_options.h"
 
 namespace attn::testing {
+
+// Whether `file` appeared within `limit` (a checkpoint a running job writes), looking every 2 ms.
+inline bool wait_for_file(const std::filesystem::path& file, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!std::filesystem::exists(file) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  return std::filesystem::exists(file);
+}
 
 struct ReverseTask {
   std::filesystem::path dir, train_src, train_tgt, dev_src, dev_tgt, vocabulary;
