@@ -35,10 +35,15 @@ nlohmann::json job_fingerprint(const TrainOptions& o) {
   }
   j.erase("run_dir");
   j.erase("threads");
+  // The program itself: ranks running other builds would compute other bits (or other things).
+  j["program (sha256)"] = file_sha256("/proc/self/exe");
   return j;
 }
 
-std::string fingerprint_differences(const std::vector<std::string>& all) {
+std::string fingerprint_differences(const std::vector<std::string>& all, const std::vector<std::string>& hosts) {
+  auto rank = [&](std::size_t r) {
+    return "rank " + std::to_string(r) + (r < hosts.size() && !hosts[r].empty() ? " (" + hosts[r] + ")" : "");
+  };
   const nlohmann::json first = nlohmann::json::parse(all.at(0));
   std::string text;
   for (std::size_t r = 1; r < all.size(); ++r) {
@@ -53,8 +58,7 @@ std::string fingerprint_differences(const std::vector<std::string>& all) {
         diffs +=
             (diffs.empty() ? "" : ", ") + key + " is " + b + " on rank " + std::to_string(r) + ", " + a + " on rank 0";
     }
-    if (!diffs.empty())
-      text += (text.empty() ? "" : "; ") + ("rank " + std::to_string(r) + " differs from rank 0: " + diffs);
+    if (!diffs.empty()) text += (text.empty() ? "" : "; ") + (rank(r) + " differs from " + rank(0) + ": " + diffs);
   }
   return text;
 }

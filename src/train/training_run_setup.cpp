@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/memory.h"
 #include "core/seed.h"
+#include "train/dist/host.h"
 #include "train/rank_agreement.h"
 #include "train/resume_options.h"
 #include "train/run_report.h"
@@ -71,8 +72,8 @@ void Trainer::Run::set_threads() {
 void Trainer::Run::agree_on_the_job() {
   std::string mine;
   dist::on_every_rank(ranks_, [&] { mine = job_fingerprint(o_).dump(); });
-  if (const std::string diff = fingerprint_differences(ranks_.gather_all(mine)); !diff.empty())
-    throw dist::JobError(diff);
+  const std::vector<std::string> all = ranks_.gather_all(mine), hosts = ranks_.gather_all(dist::host_description());
+  if (const std::string diff = fingerprint_differences(all, hosts); !diff.empty()) throw dist::JobError(diff);
 }
 
 void Trainer::Run::load_data() {

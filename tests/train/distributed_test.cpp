@@ -14,6 +14,7 @@
 #include "distributed_test_support.h"
 #include "model/safetensors.h"
 #include "train/checkpoint.h"
+#include "train/dist/host.h"
 #include "train_test_support.h"
 
 namespace attn {
@@ -350,21 +351,26 @@ TEST_F(Distributed, DifferentConfigurationsOrDataOnTheRanksAreRefusedAtTheStart)
   std::string text = read_all(t.train_tgt);
   text.replace(text.find("alpha"), 5, "omega");
   std::ofstream(*dir_ / "changed.tgt") << text;
+  // Another build of attn: the same program with one byte more (it still runs).
+  const auto other_build = *dir_ / "attn-other-build";
+  std::filesystem::copy_file(ATTN_BINARY, other_build, std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(other_build, std::ios::app) << '\0';
+  // Both ranks run on this machine: each is named with its host and addresses.
+  const std::string r1 =
+      "rank 1 (" + dist::host_description() + ") differs from rank 0 (" + dist::host_description() + "): ";
   const std::vector<Case> cases{
-      {"config",
-       {"--batch-tokens", "1024"},
-       {"rank 1 differs from rank 0: batch_tokens is 1024 on rank 1, 512 on rank 0"}},
-      {"model", {"--d-ff", "256"}, {"rank 1 differs from rank 0: d_ff is 256 on rank 1, 128 on rank 0"}},
-      {"data",
-       {"--train-target", (*dir_ / "changed.tgt").string()},
-       {"rank 1 differs from rank 0: contents of train_target (sha256) is"}},
+      {"config", {"--batch-tokens", "1024"}, {r1 + "batch_tokens is 1024 on rank 1, 512 on rank 0"}},
+      {"model", {"--d-ff", "256"}, {r1 + "d_ff is 256 on rank 1, 128 on rank 0"}},
+      {"data", {"--train-target", (*dir_ / "changed.tgt").string()}, {r1 + "contents of train_target (sha256) is"}},
+      {"program", {}, {r1 + "program (sha256) is \""}},
       {"unreadable",
        {"--train-source", (*dir_ / "missing.src").string()},
        {"rank 1: " + (*dir_ / "missing.src").string(), "cannot open"}},
   };
   for (const auto& c : cases) {
     const Args rank0 = train_args(t, *dir_ / ("bad-" + c.name));
-    const Args rank1 = setting(train_args(t, *dir_ / ("bad-" + c.name + "-1")), c.rank1_extra);
+    Args rank1 = setting(train_args(t, *dir_ / ("bad-" + c.name + "-1")), c.rank1_extra);
+    if (c.name == "program") rank1.front() = other_build.string();
     const auto started = Clock::now();
     const int status =
         wait_for(spawn(mpirun({rank0, rank1}), *dir_ / ("bad-" + c.name + ".log")), std::chrono::seconds(60));

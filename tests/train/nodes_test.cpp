@@ -210,6 +210,37 @@ TEST_F(Nodes, ANodeKilledOrCutOffEndsTheJobNamingItAndTheRunResumesOnTheNodeLeft
   }
 }
 
+// A node whose data or program differs from node0's stops the job at the start, naming both nodes
+// by their addresses: here node1 trains another build of attn (one byte more) on another batch size.
+TEST_F(Nodes, NodesThatDifferAreRefusedNamingTheirAddresses) {
+  const NodeSet nodes(*dir_, 2);
+  ATTN_NODES_UP(nodes);
+  const auto other_build = *dir_ / "attn-node1-build";
+  std::filesystem::copy_file(ATTN_BINARY, other_build, std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(other_build, std::ios::app) << '\0';
+  auto quoted = [](const Args& args) {
+    std::string text;
+    for (const auto& a : args) text += " '" + a + "'";
+    return text;
+  };
+  const Args node0 = train_args(*task_, *dir_ / "differ");
+  Args node1 = setting(node0, {"--batch-tokens", "1024"});
+  node1.front() = other_build.string();
+  const std::string command =
+      "if [ $OMPI_COMM_WORLD_RANK = 1 ]; then exec" + quoted(node1) + "; else exec" + quoted(node0) + "; fi";
+  const auto started = Clock::now();
+  const int status = wait_for(spawn(nodes.run({"sh", "-c", command}), *dir_ / "differ.log"), std::chrono::seconds(120));
+  const std::string log = read_all(*dir_ / "differ.log");
+  EXPECT_TRUE(failed_cleanly(status)) << log;
+  const std::string host = read_all("/proc/sys/kernel/hostname");
+  const std::string ranks = "rank 1 (" + host.substr(0, host.find('\n')) + ": 10.213.0.2) differs from rank 0 (" +
+                            host.substr(0, host.find('\n')) + ": 10.213.0.1): ";
+  EXPECT_NE(log.find(ranks), std::string::npos) << log;
+  EXPECT_NE(log.find("batch_tokens is 1024 on rank 1, 512 on rank 0"), std::string::npos) << log;
+  EXPECT_NE(log.find(", program (sha256) is \""), std::string::npos) << log;
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - started).count(), 60);
+}
+
 // A hostfile naming a node that does not answer (an address nobody has; a node whose link is down)
 // ends with an error naming it within seconds, before mpirun would wait for a daemon that never
 // calls back.

@@ -2,8 +2,6 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <ifaddrs.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -15,6 +13,8 @@
 #include <cmath>
 #include <cstring>
 #include <sstream>
+
+#include "train/dist/host.h"
 
 namespace attn::dist {
 namespace {
@@ -29,31 +29,11 @@ struct Datagram {
 };
 constexpr char kMagic[8] = {'a', 't', 't', 'n', 'p', 'e', 'e', 'r'};
 
-// This host's IPv4 addresses that are up, loopback left out.
-std::vector<std::string> local_addresses() {
-  std::vector<std::string> out;
-  ifaddrs* list = nullptr;
-  if (getifaddrs(&list) != 0) return out;
-  for (const ifaddrs* a = list; a; a = a->ifa_next) {
-    if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET || !(a->ifa_flags & IFF_UP) || (a->ifa_flags & IFF_LOOPBACK))
-      continue;
-    char text[INET_ADDRSTRLEN] = {};
-    if (inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(a->ifa_addr)->sin_addr, text, sizeof text))
-      out.emplace_back(text);
-  }
-  freeifaddrs(list);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 // The host name and the network namespace: two ranks with the same reach each other on loopback.
 std::string network_identity() {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
   struct stat ns {};
   const auto inode = stat("/proc/self/ns/net", &ns) == 0 ? static_cast<unsigned long long>(ns.st_ino) : 0ULL;
-  return std::string(host) + "/" + std::to_string(inode);
+  return host_name() + "/" + std::to_string(inode);
 }
 
 std::vector<std::string> split(const std::string& text, char separator) {
@@ -93,7 +73,7 @@ PeerWatch::PeerWatch(Communicator& ranks, double timeout_seconds, Lost lost, War
       ::getsockname(socket_, reinterpret_cast<sockaddr*>(&any), &length) != 0)
     error = std::string("cannot open a UDP socket for the ranks' heartbeats: ") + std::strerror(errno);
   const std::string identity = network_identity();
-  const std::vector<std::string> mine = local_addresses();
+  const std::vector<std::string> mine = ipv4_addresses();
   // port|identity|address,address...  (every rank learns every rank's, even after an error here,
   // so that the collective matches on every rank)
   const std::string card =
