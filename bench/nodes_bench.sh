@@ -5,12 +5,14 @@
 # buckets). Root (ip netns). Stop other work on the machine first (scripts/table3 --pause).
 #   bench/nodes_bench.sh SOURCE TARGET VOCAB [--presets "small base"] [--steps 12] [--batch-tokens 2048]
 #                        [--rates "1gbit 10gbit"] [--delay 0.1ms] [--allreduce "after_backward overlapped"]
-#                        [--bucket-mb 8]
+#                        [--bucket-mb 8] [--accumulate 1]
 # e.g. after scripts/demo:
 #   bench/nodes_bench.sh runs/en-es/data/train.en runs/en-es/data/train.es runs/en-es/vocab.model
 # Per preset: 1 node x 1 core (batch_tokens B), then per rate 2 nodes x 1 core (B each: the global
 # batch 2B); target tokens/s and seconds per update over the updates after the second, the
 # allreduce's time per update, and the scaling efficiency: tokens/s of 2 nodes / (2 x 1 node's).
+# --accumulate K: every run (the 1-node one too) sums K batches an update: one allreduce for K
+# batches' compute.
 set -euo pipefail
 if [[ ${1:-} == -h || ${1:-} == --help || $# -lt 3 ]]; then
   sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -18,7 +20,7 @@ if [[ ${1:-} == -h || ${1:-} == --help || $# -lt 3 ]]; then
   exit 2
 fi
 src=$1 tgt=$2 vocab=$3; shift 3
-presets="small base" steps=12 batch=2048 rates="1gbit 10gbit" delay=0.1ms ways="after_backward overlapped" bucket=8
+presets="small base" steps=12 batch=2048 rates="1gbit 10gbit" delay=0.1ms ways="after_backward overlapped" bucket=8 accumulate=1
 while (($#)); do
   case "$1" in
     --presets) presets=$2; shift 2 ;;
@@ -28,6 +30,7 @@ while (($#)); do
     --delay) delay=$2; shift 2 ;;
     --allreduce) ways=$2; shift 2 ;;
     --bucket-mb) bucket=$2; shift 2 ;;
+    --accumulate) accumulate=$2; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -38,7 +41,7 @@ name=bench$$
 work=$(mktemp -d)
 trap 'scripts/nodes down --name "$name" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 common=(train --train-source "$src" --train-target "$tgt" --vocabulary "$vocab" --max-steps "$steps" --log-every 1
-  --save-every 0 --save-every-minutes 0 --warmup-steps 4000 --threads 1 --batch-tokens "$batch" --precision fp32)
+  --save-every 0 --save-every-minutes 0 --warmup-steps 4000 --threads 1 --batch-tokens "$batch" --accumulate "$accumulate" --precision fp32)
 measure() {  # run_dir -> "tok/s s/update allreduce_ms"
   python3 - "$1/train.jsonl" <<'PY'
 import json, sys
@@ -51,7 +54,7 @@ print(f"{tokens / secs:.0f} {secs / steps:.2f} {comm / steps * 1000:.0f}")
 PY
 }
 echo "$(grep -m1 "model name" /proc/cpuinfo | sed 's/.*: //'), $(nproc) cores; $("$attn" --version 2>/dev/null | head -1)"
-echo "batch_tokens $batch per node, $steps updates (the first 2 not timed), fp32, 1 thread per node, delay $delay"
+echo "batch_tokens $batch per node x accumulate $accumulate, $steps updates (the first 2 not timed), fp32, 1 thread per node, delay $delay"
 echo
 echo "| preset | nodes x cores | link | allreduce | target tok/s | s/update | allreduce ms/update (not hidden) | efficiency |"
 echo "|---|---|---|---|---:|---:|---:|---:|"
