@@ -49,21 +49,10 @@ pid_t rank_pid(pid_t mpirun_pid, int rank) {
   return 0;
 }
 
-class Distributed : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = new std::filesystem::path(testing::fresh_temp_dir("distributed"));
-    task_ = new testing::ReverseTask(testing::make_reverse_task(*dir_, 3000, 20));
-  }
-  static void TearDownTestSuite() {
-    delete task_;
-    delete dir_;
-  }
-  static std::filesystem::path* dir_;
-  static testing::ReverseTask* task_;
+class Distributed : public ReverseTaskSuite<Distributed> {
+ public:
+  static constexpr const char* kFolder = "distributed";
 };
-std::filesystem::path* Distributed::dir_ = nullptr;
-testing::ReverseTask* Distributed::task_ = nullptr;
 
 // Two ranks of one batch each sum the same two gradients as one process accumulating both: every
 // gradient is computed from zero and the two are added once (a + b = b + a exactly), so the

@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "common/temp_dir.h"
 #include "model/safetensors.h"
 #include "train_test_support.h"
 
@@ -29,6 +30,26 @@ namespace attn::testing {
 
 using Args = std::vector<std::string>;
 using Clock = std::chrono::steady_clock;
+
+// A suite's folder and its word-reversal task (3000 training pairs, 20 dev), made once per suite
+// (ctest runs each test in a process of its own): `class Suite : public ReverseTaskSuite<Suite>`,
+// with `static constexpr const char* kFolder` naming the folder.
+template <class Suite>
+class ReverseTaskSuite : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::filesystem::path(fresh_temp_dir(Suite::kFolder));
+    task_ = new ReverseTask(make_reverse_task(*dir_, 3000, 20));
+  }
+  static void TearDownTestSuite() {
+    delete task_;
+    delete dir_;
+    task_ = nullptr;
+    dir_ = nullptr;
+  }
+  static inline std::filesystem::path* dir_ = nullptr;
+  static inline ReverseTask* task_ = nullptr;
+};
 
 inline Args train_args(const ReverseTask& t, const std::filesystem::path& run, int max_steps = 60) {
   return {ATTN_BINARY,

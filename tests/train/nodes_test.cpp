@@ -90,21 +90,10 @@ class NodeSet {
                  << "*** the nodes tests did not run\n";                                                              \
   ASSERT_TRUE((nodes).up()) << (nodes).output()
 
-class Nodes : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = new std::filesystem::path(testing::fresh_temp_dir("nodes"));
-    task_ = new testing::ReverseTask(testing::make_reverse_task(*dir_, 3000, 20));
-  }
-  static void TearDownTestSuite() {
-    delete task_;
-    delete dir_;
-  }
-  static std::filesystem::path* dir_;
-  static testing::ReverseTask* task_;
+class Nodes : public ReverseTaskSuite<Nodes> {
+ public:
+  static constexpr const char* kFolder = "nodes";
 };
-std::filesystem::path* Nodes::dir_ = nullptr;
-testing::ReverseTask* Nodes::task_ = nullptr;
 
 // Two nodes, one rank each, links of 1 Gbit/s: the ranks talk TCP between the nodes' addresses
 // (Open MPI says which transport it chose) and sum exactly what one process accumulating the same
