@@ -387,6 +387,7 @@ TrainResult Trainer::Run::finish(std::string stop_reason) {
     if (stop_reason == "time_budget" || stop_reason == "lr_decay_end")
       if (const int minute = budget_snapshot_minute(o_.time_budget_minutes, o_.snapshot_every_minutes); minute > 0)
         save_snapshot(minute);
+    faults_.before_final_model();
     adam_->with_average_weights([&] {
       save_model_directory(run_ / "model", *model_, *vocabulary_,
                            model_metadata({{"step", std::to_string(progress_.step)}}));

@@ -15,6 +15,7 @@ TrainingFaults TrainingFaults::from_environment() {
   f.busy_after_warmup = test_fault("busy-after-warmup");
   f.weights_drift = test_fault("weights-drift");
   f.slow_warmup = test_fault("slow-warmup");
+  f.slow_final_model = test_fault("slow-final-model");
   return f;
 }
 
@@ -34,6 +35,10 @@ void TrainingFaults::after_adam(Transformer& model) const {
 
 void TrainingFaults::after_update(std::int64_t step, int warmup_steps) const {
   if (slow_warmup && step <= warmup_steps) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+}
+
+void TrainingFaults::before_final_model() const {
+  if (slow_final_model) std::this_thread::sleep_for(std::chrono::seconds(5));
 }
 
 }  // namespace attn

@@ -57,6 +57,7 @@ struct TrainingFaults {
   bool busy_after_warmup = false;  // training time counted in updates (UpdateCountingClock)
   bool weights_drift = false;      // this process's first weight moves by one ulp after each Adam step
   bool slow_warmup = false;        // every warmup update 300 ms slower (the decay's end estimated too early)
+  bool slow_final_model = false;   // the final model written 5 s late (rank 0 alone, the other ranks done)
 
   static TrainingFaults from_environment();  // the one place a training run reads ATTN_TEST_FAULTS
 
@@ -67,6 +68,9 @@ struct TrainingFaults {
   // After update `step` is counted: the test of a decay end estimated on a machine that then became
   // idle (slow_warmup).
   void after_update(std::int64_t step, int warmup_steps) const;
+  // Before the final model is written, after the ranks' last collective: the test of a rank that
+  // works on alone after the others have ended (slow_final_model).
+  void before_final_model() const;
 };
 
 }  // namespace attn

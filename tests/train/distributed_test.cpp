@@ -196,6 +196,20 @@ TEST_F(Distributed, AStoppedRankIsNamedByTheOtherWithinThePeerTimeout) {
   }
 }
 
+// Rank 0 writes the final model after the ranks' last sum, alone: a rank that has ended says so to
+// the others, which do not take it for lost. Here rank 0 takes 5 s longer (ATTN_TEST_FAULTS:
+// slow-final-model) than the 2 s the watch would wait for a silent peer.
+TEST_F(Distributed, ARankThatHasEndedIsNotTakenForLost) {
+  const auto& t = *task_;
+  const Args args = with(train_args(t, *dir_ / "ended", 20), {"--peer-timeout-seconds", "2"});
+  const Args slow = with({"/usr/bin/env", "ATTN_TEST_FAULTS=slow-final-model"}, args);
+  const int status = wait_for(spawn(mpirun({slow, args}), *dir_ / "ended.log"), std::chrono::seconds(120));
+  const std::string log = read_all(*dir_ / "ended.log");
+  ASSERT_TRUE(succeeded(status)) << log;
+  EXPECT_EQ(log.find("has not been heard from"), std::string::npos) << log;
+  EXPECT_TRUE(std::filesystem::exists(*dir_ / "ended" / "model" / "model.safetensors")) << log;
+}
+
 // SIGTERM reaching one rank only: both ranks stop after the same update and write one checkpoint.
 TEST_F(Distributed, SignalToOneRankStopsEveryRankAtTheSameStep) {
   const auto& t = *task_;

@@ -21,12 +21,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// One heartbeat: who sends it, for which job.
+// One heartbeat (or a goodbye): who sends it, for which job.
 struct Datagram {
   char magic[8];
   std::uint64_t job;
   std::uint32_t rank;
+  std::uint32_t kind;  // kAlive, or kEnded: the sender's watch is gone (its rank has finished)
 };
+constexpr std::uint32_t kAlive = 0, kEnded = 1;
 constexpr char kMagic[8] = {'a', 't', 't', 'n', 'p', 'e', 'e', 'r'};
 
 // The host name and the network namespace: two ranks with the same reach each other on loopback.
@@ -103,12 +105,22 @@ PeerWatch::PeerWatch(Communicator& ranks, double timeout_seconds, Lost lost, War
   started_ = Clock::now();
   heard_.assign(cards.size(), Clock::time_point{});
   unwatched_.assign(cards.size(), false);
+  ended_.assign(cards.size(), false);
   thread_ = std::thread([this] { loop(); });
 }
 
 PeerWatch::~PeerWatch() {
   stop_ = true;
-  if (thread_.joinable()) thread_.join();
+  if (thread_.joinable()) {
+    thread_.join();
+    // This rank has finished (or is leaving with an error it reports itself): the others stop
+    // watching it, since one may still work alone for a while (rank 0 writing the final model).
+    // Three times, 10 ms apart: a datagram may be lost.
+    for (int i = 0; i < 3; ++i) {
+      if (i > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      send_all(kEnded);
+    }
+  }
   if (socket_ >= 0) ::close(socket_);
 }
 
@@ -118,11 +130,12 @@ std::string PeerWatch::describe(int rank) const {
                                                               : "");
 }
 
-void PeerWatch::send_all() {
+void PeerWatch::send_all(std::uint32_t kind) {
   Datagram d{};
   std::memcpy(d.magic, kMagic, sizeof kMagic);
   d.job = job_;
   d.rank = static_cast<std::uint32_t>(rank_);
+  d.kind = kind;
   for (std::size_t r = 0; r < peers_.size(); ++r) {
     if (static_cast<int>(r) == rank_) continue;
     for (const auto& where : peers_[r].addresses) {
@@ -146,6 +159,7 @@ void PeerWatch::receive_until(Clock::time_point until) {
           static_cast<int>(d.rank) != rank_) {
         std::lock_guard<std::mutex> lock(mutex_);
         heard_[d.rank] = Clock::now();
+        if (d.kind == kEnded) ended_[d.rank] = true;
       }
       continue;
     }
@@ -161,7 +175,7 @@ void PeerWatch::loop() {
   const auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval_));
   auto next = Clock::now();
   while (!stop_) {
-    send_all();
+    send_all(kAlive);
     next += interval;
     if (next < Clock::now()) next = Clock::now();  // this thread was held up: no burst to catch up
     receive_until(next);
@@ -179,7 +193,7 @@ void PeerWatch::loop() {
         }
       }
       for (std::size_t r = 0; r < heard_.size() && message.empty(); ++r) {
-        if (static_cast<int>(r) == rank_ || unwatched_[r] || heard_[r] == Clock::time_point{}) continue;
+        if (static_cast<int>(r) == rank_ || unwatched_[r] || ended_[r] || heard_[r] == Clock::time_point{}) continue;
         const double silent = std::chrono::duration<double>(now - heard_[r]).count();
         if (silent > timeout_)
           message = describe(static_cast<int>(r)) + " has not been heard from for " + seconds_text(silent) +

@@ -8,9 +8,12 @@
 // naming the peer's rank and addresses. Heartbeats go to every IPv4 address the peer's host has
 // (not loopback; loopback too when both ranks share a network namespace).
 //
+// A rank whose watch ends (its rank has finished) says goodbye, and the others stop watching it:
+// rank 0 may work alone for a while after the last collective (the final model).
 // A peer never heard from within the first `timeout` (UDP blocked between the hosts) is not
 // watched: `lost` is never called for it, and `warn` says so once.
 #include <atomic>
+#include <cstdint>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -46,7 +49,7 @@ class PeerWatch {
     std::string host;                    // its host's addresses, for messages
   };
   void loop();
-  void send_all();
+  void send_all(std::uint32_t kind);
   void receive_until(std::chrono::steady_clock::time_point until);
 
   int rank_ = 0;
@@ -60,7 +63,8 @@ class PeerWatch {
   std::mutex mutex_;
   std::vector<std::chrono::steady_clock::time_point> heard_;  // by rank; epoch: never
   std::vector<bool> unwatched_;
-  bool settled_ = false;  // the first timeout has passed
+  std::vector<bool> ended_;  // said goodbye: finished, no longer watched
+  bool settled_ = false;     // the first timeout has passed
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
