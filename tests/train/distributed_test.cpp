@@ -366,6 +366,9 @@ TEST_F(Distributed, DifferentConfigurationsOrDataOnTheRanksAreRefusedAtTheStart)
       {"model", {"--d-ff", "256"}, {r1 + "d_ff is 256 on rank 1, 128 on rank 0"}},
       {"data", {"--train-target", (*dir_ / "changed.tgt").string()}, {r1 + "contents of train_target (sha256) is"}},
       {"program", {}, {r1 + "program (sha256) is \""}},
+      // The watch's addresses are exchanged before the options are compared: a rank not watching
+      // (timeout 0) still takes part, and the difference is named like any other.
+      {"watch", {"--peer-timeout-seconds", "0"}, {r1 + "peer_timeout_seconds is 0.0 on rank 1, 60.0 on rank 0"}},
       {"unreadable",
        {"--train-source", (*dir_ / "missing.src").string()},
        {"rank 1: " + (*dir_ / "missing.src").string(), "cannot open"}},

@@ -62,7 +62,9 @@ std::string seconds_text(double s) {
 
 PeerWatch::PeerWatch(Communicator& ranks, double timeout_seconds, Lost lost, Warn warn)
     : rank_(ranks.rank()), timeout_(timeout_seconds), lost_(std::move(lost)), warn_(std::move(warn)) {
-  if (ranks.size() == 1 || timeout_ <= 0) return;
+  if (ranks.size() == 1) return;
+  // The addresses are exchanged even where this rank's timeout is 0: a collective every rank calls,
+  // whatever its options (ranks whose options differ are stopped later, naming the difference).
   // Heartbeats ten times a timeout, at most once a second.
   interval_ = std::clamp(timeout_ / 10, 0.05, 1.0);
   std::string error;
@@ -101,6 +103,11 @@ PeerWatch::PeerWatch(Communicator& ranks, double timeout_seconds, Lost lost, War
     peers_[r].host = host + (addresses.empty() ? "" : ": " + join(addresses, ", "));
     for (const auto& a : addresses) peers_[r].addresses.push_back(a + ":" + port);
     if (fields.at(1) == identity) peers_[r].addresses.push_back("127.0.0.1:" + port);
+  }
+  if (timeout_ <= 0) {  // not watched: no heartbeats, no thread
+    ::close(socket_);
+    socket_ = -1;
+    return;
   }
   started_ = Clock::now();
   heard_.assign(cards.size(), Clock::time_point{});

@@ -30,10 +30,10 @@ class PeerWatch {
  public:
   using Lost = std::function<void(const std::string& message)>;
   using Warn = std::function<void(const std::string& message)>;
-  // A collective: every rank of `ranks` constructs its watch at the same point. With one rank, or
-  // timeout_seconds 0, nothing is watched and no thread starts. `lost` runs on the watch's thread
-  // (the caller's main thread may be blocked in a collective that will never end) and should end
-  // the process; if it returns, the watch stops.
+  // A collective: every rank of `ranks` constructs its watch at the same point, whatever its
+  // timeout. With one rank, or timeout_seconds 0, nothing is watched and no thread starts. `lost` runs on the watch's
+  // thread (the caller's main thread may be blocked in a collective that will never end) and should end the process; if
+  // it returns, the watch stops.
   PeerWatch(Communicator& ranks, double timeout_seconds, Lost lost, Warn warn);
   ~PeerWatch();
   PeerWatch(const PeerWatch&) = delete;
