@@ -40,6 +40,17 @@ std::vector<TextRange> join_across_elements(const Segment& seg, std::vector<Text
       std::size_t first = units.size(), last = 0;
       for (std::size_t k = 0; k < units.size(); ++k)
         if (overlaps(s, units[k])) first = std::min(first, k), last = k;
+      if (first == last && first < units.size()) {
+        // In one unit and partly outside it (its end in the spaces after the unit: "r <b>y <!>"):
+        // the unit takes the element's outside part, which is no other unit's text.
+        TextRange& u = units[first];
+        const bool inside = s.begin >= u.begin && s.end <= u.end, around = s.begin <= u.begin && s.end >= u.end;
+        if (inside || around) continue;
+        u.begin = std::min(u.begin, s.begin);
+        u.end = std::max(u.end, s.end);
+        changed = true;
+        break;
+      }
       if (first >= last || last == units.size()) continue;
       // Around whole units: it stays around them. Cutting into the first or the last: one unit.
       if (s.begin <= units[first].begin && s.end >= units[last].end) continue;

@@ -9,6 +9,7 @@
 
 #include "document/document.h"
 #include "document/document_translation.h"
+#include "document/html_document.h"
 
 namespace attn::document {
 namespace {
@@ -124,6 +125,19 @@ TEST(DocumentTranslation, ElementsAroundAndAcrossSentences) {
   s.spans = {{Kind::element, 4, 14, "<i>", "</i>", -1}};
   EXPECT_EQ(translated(one_segment(s), std::ref(across)), "<p>ONE <i>TWO. THREE</i> FOUR.</p>");
   EXPECT_EQ(across.calls[0], (std::vector<std::string>{"One two. Three four."}));
+}
+
+// Found by the fuzzer (document_translation): a comment at the end of an element that is never
+// closed, after a space ("r    <b>y <!>"): the element ran past the sentence into the space after
+// it, the translated segment's spans ran past its text and rendering it threw std::out_of_range.
+// Now the sentence takes that space: "y" reversed with "r", the <b> on "y" with its comment.
+TEST(DocumentTranslation, ACommentAtTheEndOfAnUnclosedElementStaysInside) {
+  const Document d = read_html("r    <b>y <!>");
+  const std::string out = translated(d, reverse);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '<'), 3) << out;
+  EXPECT_NE(out.find("<b>"), std::string::npos) << out;
+  EXPECT_NE(out.find("</b>"), std::string::npos) << out;
+  EXPECT_EQ(out, "<b>y <!></b> r");
 }
 
 // Placeholders never reach the model and come back beside the word they leaned on.
