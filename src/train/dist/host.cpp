@@ -33,11 +33,12 @@ std::string host_name() {
   return host;
 }
 
-std::string host_description() {
-  std::string text = host_name();
-  const auto addresses = ipv4_addresses();
+std::string host_description(const std::string& name, const std::vector<std::string>& addresses) {
+  std::string text = name;
   for (std::size_t i = 0; i < addresses.size(); ++i) text += (i == 0 ? ": " : ", ") + addresses[i];
   return text;
 }
+
+std::string host_description() { return host_description(host_name(), ipv4_addresses()); }
 
 }  // namespace attn::dist

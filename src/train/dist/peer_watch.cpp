@@ -99,8 +99,7 @@ PeerWatch::PeerWatch(Communicator& ranks, double timeout_seconds, Lost lost, War
     const std::vector<std::string> fields = split(cards[r] + "|", '|');
     const std::string port = fields.at(0);
     const std::vector<std::string> addresses = fields.size() > 2 ? split(fields[2], ',') : std::vector<std::string>{};
-    const std::string host = fields.at(1).substr(0, fields.at(1).rfind('/'));
-    peers_[r].host = host + (addresses.empty() ? "" : ": " + join(addresses, ", "));
+    peers_[r].host = host_description(fields.at(1).substr(0, fields.at(1).rfind('/')), addresses);
     for (const auto& a : addresses) peers_[r].addresses.push_back(a + ":" + port);
     if (fields.at(1) == identity) peers_[r].addresses.push_back("127.0.0.1:" + port);
   }
