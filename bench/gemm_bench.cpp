@@ -13,6 +13,7 @@
 #include "kernels/backend.h"
 #include "kernels/cpu/matmul_primitive.h"
 #include "kernels/cpu/ops.h"
+#include "kernels/cpu/small_product.h"
 
 #include <dnnl.h>
 
@@ -174,6 +175,32 @@ int run(std::vector<std::pair<int, int>> sizes, int rows) {
           "%4.0f GFLOP/s\n",
           scores ? "NT" : "NN", B, H, desc.m, desc.n, desc.k, flop / small / 1e9, flop / matmul / 1e9,
           flop / bf16 / 1e9);
+    }
+    // Fused attention (Backend::attention and attention_backward) as self-attention in training calls
+    // it: Q, K and V side by side in rows [B·T, 3·hd], kept in bf16 under precision bf16.
+    for (const auto precision : {attn::MatmulPrecision::fp32, attn::MatmulPrecision::bf16}) {
+      if (precision == attn::MatmulPrecision::bf16 && !attn::cpu::bf16_matmul_supported()) continue;
+      const bool in_bf16 = precision == attn::MatmulPrecision::bf16;
+      std::vector<float> qkv(static_cast<std::size_t>(B) * T * 3 * hd), dqkv(qkv.size());
+      for (std::size_t i = 0; i < qkv.size(); ++i) qkv[i] = 0.01f * static_cast<float>(i % 97) - 0.5f;
+      std::vector<attn::Bf16> qkv16(qkv.size());
+      attn::cpu::to_bf16(qkv.data(), static_cast<std::int64_t>(qkv.size()), qkv16.data());
+      std::vector<float> dprobs(probs.size()), dctx(ctx.size(), 0.01f);
+      attn::AttentionBlocks a;
+      a.batch = B, a.heads = H, a.d_k = dk, a.d_v = dk, a.queries = T, a.keys = T;
+      const attn::MatrixRef rows =
+          in_bf16 ? attn::bf16_matrix(qkv16.data(), 3 * hd) : attn::f32_matrix(qkv.data(), 3 * hd);
+      a.q = rows, a.k = attn::cpu::advanced(rows, hd), a.v = attn::cpu::advanced(rows, 2 * hd);
+      a.q_stride = a.k_stride = a.v_stride = static_cast<std::int64_t>(T) * 3 * hd;
+      const double forward =
+          median_seconds([&] { attn::cpu::attention(precision, a, attn::AttentionMask{}, probs.data(), ctx.data()); });
+      const double backward = median_seconds([&] {
+        attn::cpu::attention_backward(precision, a, probs.data(), dctx.data(), dprobs.data(), dqkv.data(),
+                                      dqkv.data() + hd, dqkv.data() + 2 * hd);
+      });
+      const double flop = 2.0 * B * H * T * T * (2 * dk);
+      std::printf("attention %s %dx%d blocks of %dx%dx%d  fused forward %4.0f GFLOP/s  backward %4.0f GFLOP/s\n",
+                  attn::to_string(precision).c_str(), B, H, T, T, dk, flop / forward / 1e9, 2 * flop / backward / 1e9);
     }
   }
   return 0;

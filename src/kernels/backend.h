@@ -67,6 +67,20 @@ struct AttentionMask {
   int window = 0;                             // > 0: restricted attention, |q + offset - k| <= window
 };
 
+// Scaled dot-product attention over whole sentences (training, forced decoding): for sentence b
+// and head h, P_bh = softmax(Q_bh·K_bhᵀ/√d_k) under the mask and ctx_bh = P_bh·V_bh. Row t of
+// sentence b's queries starts at q's element b·q_stride + t·q.ld, head h of it h·d_k further;
+// keys likewise (k_stride, h·d_k), values (v_stride, h·d_v). q, k and v are f32 or bf16, not
+// transposed; every product computes as matmul's rule says for its operands' types (a backend of
+// precision bf16: inputs rounded to bf16, float32 sums).
+struct AttentionBlocks {
+  int batch = 0, heads = 0, d_k = 0, d_v = 0;
+  int queries = 0, keys = 0;  // per sentence
+  MatrixRef q, k, v;
+  std::int64_t q_stride = 0, k_stride = 0, v_stride = 0;
+  std::int64_t probs_size() const { return static_cast<std::int64_t>(batch) * heads * queries * keys; }
+};
+
 // Attention of one new query per row over keys and values cached position by position
 // (incremental decoding), read through a table of which cached row holds each position, so that
 // beam search reorders hypotheses by rewriting the table instead of copying the cache.
@@ -108,7 +122,8 @@ struct AdamHyper {
   std::int64_t step = 1;  // 1-based, for bias correction
 };
 
-// Every operation but the matrix product and memory management, as
+// Every operation but the matrix product, attention (whose products compute as the matrix product
+// does) and memory management, as
 //   OP(return type, name, (parameters), (arguments))
 // Backend declares them, and the CPU backend (forwarding to kernels/cpu/ops.h's function of the
 // same name) and the profiling wrapper follow from this one list: an operation is added here,
@@ -245,6 +260,15 @@ class Backend {
   // and attention's projected queries, keys and values (rounded to bf16 before attention's
   // products, as PyTorch's autocast rounds them).
   virtual bool keeps_bf16_activations() const { return false; }
+
+  // Attention (AttentionBlocks), its products computing as matmul's do: probs [batch, heads,
+  // queries, keys] (entries outside the mask exactly 0) and ctx [batch·queries, heads·d_v].
+  virtual void attention(const AttentionBlocks& a, const AttentionMask& mask, float* probs, float* ctx) = 0;
+  // Given the probabilities attention wrote and ∂L/∂ctx: ∂L/∂q, ∂L/∂k and ∂L/∂v, written into float
+  // buffers laid out like q, k and v (the same ld and strides; the elements of the heads overwritten).
+  // dscores is scratch of probs' size.
+  virtual void attention_backward(const AttentionBlocks& a, const float* probs, const float* dctx, float* dscores,
+                                  float* dq, float* dk, float* dv) = 0;
 
 #define ATTN_DECLARE_BACKEND_OP(ret, name, params, args) virtual ret name params = 0;
   ATTN_BACKEND_OPS(ATTN_DECLARE_BACKEND_OP)

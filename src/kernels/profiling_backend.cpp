@@ -26,6 +26,22 @@ void ProfilingBackend::matmul(int m, int n, int k, float alpha, const MatrixRef&
   time(key, flops, [&] { inner_.matmul(m, n, k, alpha, a, b, beta, c, ldc, batch); });
 }
 
+namespace {
+// The FLOPs of attention's two products (scores, context) over all blocks.
+double attention_flops(const AttentionBlocks& a) { return 2.0 * static_cast<double>(a.probs_size()) * (a.d_k + a.d_v); }
+}  // namespace
+
+void ProfilingBackend::attention(const AttentionBlocks& a, const AttentionMask& mask, float* probs, float* ctx) {
+  time("attention", attention_flops(a), [&] { inner_.attention(a, mask, probs, ctx); });
+}
+
+void ProfilingBackend::attention_backward(const AttentionBlocks& a, const float* probs, const float* dctx,
+                                          float* dscores, float* dq, float* dk, float* dv) {
+  // Four products: dV, dP, dQ and dK.
+  time("attention_backward", 2 * attention_flops(a),
+       [&] { inner_.attention_backward(a, probs, dctx, dscores, dq, dk, dv); });
+}
+
 std::string ProfilingBackend::report() const {
   std::vector<std::pair<std::string, Stat>> rows(stats_.begin(), stats_.end());
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });

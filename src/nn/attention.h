@@ -41,21 +41,23 @@ struct AttentionShape {
   std::int64_t probs_size() const { return static_cast<std::int64_t>(batch) * heads * queries * keys; }
 };
 
-// probs [batch, heads, queries, keys] (kept for backward); ctx [batch·queries, heads·d_v].
-void attention_forward(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, HeadsView v,
-                       const AttentionMask& mask, float* probs, float* ctx);
+// Backend::attention's operands: q, k and v as their heads views say.
+AttentionBlocks attention_blocks(const AttentionShape& s, HeadsView q, HeadsView k, HeadsView v);
 
-// The two halves of attention_forward. The backward pass recomputes probs and ctx rather than
-// keeping them for every layer: the same kernels on the same inputs give the same bits.
-// probs = softmax(Q·Kᵀ/√d_k) under the mask.
-void attention_probs(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, const AttentionMask& mask,
-                     float* probs);
-// ctx [batch·queries, heads·d_v] = probs · V.
-void attention_context(Backend& be, const AttentionShape& s, const float* probs, HeadsView v, float* ctx);
+// probs [batch, heads, queries, keys] (kept for backward); ctx [batch·queries, heads·d_v]. The
+// backward pass calls it again rather than keeping probs and ctx for every layer: the same kernel
+// on the same inputs gives the same bits.
+inline void attention_forward(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, HeadsView v,
+                              const AttentionMask& mask, float* probs, float* ctx) {
+  be.attention(attention_blocks(s, q, k, v), mask, probs, ctx);
+}
 
-// Given ∂L/∂ctx, writes ∂L/∂q, ∂L/∂k, ∂L/∂v into float buffers laid out like q, k and v (same ld
-// and batch stride, in elements; overwritten). dprobs is scratch of probs' size.
-void attention_backward(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, HeadsView v, const float* probs,
-                        const float* dctx, float* dprobs, float* dq, float* dk, float* dv);
+// Given probs (from attention_forward) and ∂L/∂ctx, writes ∂L/∂q, ∂L/∂k, ∂L/∂v into float buffers
+// laid out like q, k and v (same ld and batch stride, in elements; overwritten). dprobs is scratch
+// of probs' size.
+inline void attention_backward(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, HeadsView v,
+                               const float* probs, const float* dctx, float* dprobs, float* dq, float* dk, float* dv) {
+  be.attention_backward(attention_blocks(s, q, k, v), probs, dctx, dprobs, dq, dk, dv);
+}
 
 }  // namespace attn::nn

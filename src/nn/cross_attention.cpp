@@ -44,8 +44,7 @@ void CrossAttention::backward(Backend& be, const float* x, const float* memory, 
   const Activations kept_q = kept_or(cache.q_bf16, cache.q), memory_kv = kept_or(cache.kv_bf16, cache.kv);
   const HeadsView queries = dense_heads(kept_q, q.out, length);
   const HeadsView k = keys(memory_kv, memory_length), v = values(memory_kv, memory_length);
-  attention_probs(be, s, queries, k, mask, cache.probs);
-  attention_context(be, s, cache.probs, v, cache.ctx);
+  attention_forward(be, s, queries, k, v, mask, cache.probs, cache.ctx);
   out.backward(be, cache.ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false, scratch.dy_bf16);
   attention_backward(be, s, queries, k, v, cache.probs, scratch.d_ctx, scratch.d_probs, scratch.d_q, scratch.d_kv,
                      scratch.d_kv + heads * d_k);

@@ -108,6 +108,34 @@ TEST(FastExp, RelativeErrorBelowTwoUlpOverTheUsefulRange) {
   EXPECT_EQ(cpu::fast_exp(0.0f), 1.0f);
 }
 
+#if defined(__AVX512F__)
+// Sixteen at a time: the same bound, and the ends and NaN as the scalar form has them.
+TEST(FastExp, SixteenLanesAtOnceKeepTheBoundAndTheEnds) {
+  double worst = 0;
+  alignas(64) float x[16], y[16];
+  for (float start = -87.0f; start < 88.0f; start += 16 * 0.001f) {
+    for (int i = 0; i < 16; ++i) x[i] = start + 0.001f * static_cast<float>(i);
+    _mm512_store_ps(y, cpu::fast_exp(_mm512_load_ps(x)));
+    for (int i = 0; i < 16; ++i) {
+      const double want = std::exp(static_cast<double>(x[i]));
+      worst = std::max(worst, std::abs(y[i] - want) / want);
+    }
+  }
+  EXPECT_LT(worst, 2.5e-7);
+  const float special[16] = {-1000.0f, 0.0f, std::nanf(""), -INFINITY, 1000.0f, -87.3f, 1.0f, -1.0f,
+                             0.0f,     0.0f, 0.0f,          0.0f,      0.0f,    0.0f,   0.0f, 0.0f};
+  _mm512_storeu_ps(y, cpu::fast_exp(_mm512_loadu_ps(special)));
+  EXPECT_EQ(y[0], 0.0f);
+  EXPECT_EQ(y[1], 1.0f);
+  EXPECT_TRUE(std::isnan(y[2]));
+  EXPECT_EQ(y[3], 0.0f);
+  EXPECT_EQ(y[4], cpu::fast_exp(1000.0f));  // clamped at 88.6 like the scalar form
+  EXPECT_EQ(y[5], 0.0f);
+  EXPECT_NEAR(y[6], std::exp(1.0), 2.5e-7 * std::exp(1.0));
+  EXPECT_NEAR(y[7], std::exp(-1.0), 2.5e-7 * std::exp(-1.0));
+}
+#endif
+
 }  // namespace
 }  // namespace attn
 

@@ -26,6 +26,22 @@ TEST_P(AttentionSoftmaxTest, HandWorkedRow) {
   EXPECT_NEAR(p[2], 0.66524096, 1e-6);
 }
 
+// A score that is NaN (a diverging model) makes its whole row NaN, never a row of finite
+// probabilities that would hide it; the rows beside it stay as they were.
+TEST_P(AttentionSoftmaxTest, ANanScoreMakesItsRowNan) {
+  Backend& be = *GetParam();
+  for (int keys : {3, 32, 37}) {
+    SCOPED_TRACE(std::to_string(keys) + " keys");
+    std::vector<float> scores(2 * static_cast<std::size_t>(keys), 1.0f);
+    scores[keys - 1] = std::nanf("");
+    auto d = testing::to_device(be, scores);
+    be.attention_softmax(d.data(), 1, 1, 2, keys, AttentionMask{}, 1.0f);
+    const auto p = testing::to_host(be, d);
+    for (int k = 0; k < keys; ++k) EXPECT_TRUE(std::isnan(p[k])) << "key " << k;
+    for (int k = 0; k < keys; ++k) EXPECT_NEAR(p[keys + k], 1.0 / keys, 1e-7) << "key " << k;
+  }
+}
+
 TEST_P(AttentionSoftmaxTest, MasksPaddingFutureAndWindow) {
   Backend& be = *GetParam();
   // Short and long rows (6, 37 and 70 keys: the vector loops' remainders differ).

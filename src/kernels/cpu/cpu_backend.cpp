@@ -35,6 +35,13 @@ class CpuBackend final : public Backend {
               const GemmBatch* batch) override {
     cpu::matmul(precision_, m, n, k, alpha, a, b, beta, c, ldc, batch);
   }
+  void attention(const AttentionBlocks& a, const AttentionMask& mask, float* probs, float* ctx) override {
+    cpu::attention(precision_, a, mask, probs, ctx);
+  }
+  void attention_backward(const AttentionBlocks& a, const float* probs, const float* dctx, float* dscores, float* dq,
+                          float* dk, float* dv) override {
+    cpu::attention_backward(precision_, a, probs, dctx, dscores, dq, dk, dv);
+  }
 
 #define ATTN_CPU_BACKEND_OP(ret, name, params, args) \
   ret name params override { return cpu::name args; }

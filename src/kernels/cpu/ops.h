@@ -47,6 +47,13 @@ void gemm_s8(int m, int n, int k, float alpha, const float* x, std::int64_t ldx,
 void quantize_rows(const float* x, std::int64_t rows, int cols, std::int64_t ld, std::int8_t* q, float* scales,
                    std::int32_t* sums);
 
+// Backend::attention and attention_backward, fused per (sentence, head) block (attention.cpp);
+// precision as matmul's.
+void attention(MatmulPrecision precision, const AttentionBlocks& a, const AttentionMask& mask, float* probs,
+               float* ctx);
+void attention_backward(MatmulPrecision precision, const AttentionBlocks& a, const float* probs, const float* dctx,
+                        float* dscores, float* dq, float* dk, float* dv);
+
 void copy(void* dst, const void* src, std::size_t bytes);
 inline void copy_to_device(void* dst, const void* host_src, std::size_t bytes) { copy(dst, host_src, bytes); }
 inline void copy_to_host(void* host_dst, const void* src, std::size_t bytes) { copy(host_dst, src, bytes); }

@@ -14,6 +14,7 @@
 #include "kernels/cpu/avx512_blocks.h"
 #include "kernels/cpu/bf16_conversion.h"
 #include "kernels/cpu/ops.h"
+#include "kernels/cpu/small_product.h"
 
 namespace attn::cpu {
 
@@ -64,32 +65,37 @@ void one_product(Trans ta, int m, int n, int k, float alpha, const float* a, int
 
 }  // namespace
 
-bool small_gemm_batched(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, float* c,
-                        int ldc, const GemmBatch& batch) {
+void small_product_f32(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, float* c,
+                       int ldc, SmallProductScratch& w) {
   const Trans ta = a.trans, tb = b.trans;
-  if (m > kMaxSmallGemm || n > kMaxSmallGemm || k > kMaxSmallGemm) return false;
-  const int count = batch.outer * batch.inner;
   // Stored shapes: A is m×k (k×m transposed), B is k×n (n×k transposed).
   const int a_rows = ta == Trans::Yes ? k : m, a_cols = ta == Trans::Yes ? m : k;
   const int b_rows = tb == Trans::Yes ? n : k, b_cols = tb == Trans::Yes ? k : n;
+  // A bf16 operand's block widened to float (attention's: 8 KB, in L1 for the product), a
+  // transposed B's block in the k × n order the tile reads.
+  const FloatBlock ai = float_block(a, 0, a_rows, a_cols, w.a_wide);
+  FloatBlock bi = float_block(b, 0, b_rows, b_cols, w.b_wide);
+  if (tb == Trans::Yes) {
+    w.packed.resize(static_cast<std::size_t>(k) * n);
+    transpose32(bi.data, n, k, bi.ld, w.packed.data(), n);
+    bi = {w.packed.data(), n};
+  }
+  one_product(ta, m, n, k, alpha, ai.data, ai.ld, bi.data, bi.ld, beta, c, ldc);
+}
+
+bool small_gemm_batched(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, float* c,
+                        int ldc, const GemmBatch& batch) {
+  if (m > kMaxSmallGemm || n > kMaxSmallGemm || k > kMaxSmallGemm) return false;
+  const int count = batch.outer * batch.inner;
 #pragma omp parallel
   {
-    // A bf16 operand's block widened to float (attention's: 8 KB, in L1 for the product), a
-    // transposed B's block in the k × n order the tile reads.
-    thread_local std::vector<float> a_wide, b_wide, packed;
-    if (tb == Trans::Yes) packed.resize(static_cast<std::size_t>(k) * n);
+    thread_local SmallProductScratch scratch;
 #pragma omp for schedule(static)
     for (int i = 0; i < count; ++i) {
       const int o = i / batch.inner, h = i % batch.inner;
-      const std::int64_t a_at = o * batch.a_outer + h * batch.a_inner, b_at = o * batch.b_outer + h * batch.b_inner;
-      const FloatBlock ai = float_block(a, a_at, a_rows, a_cols, a_wide);
-      FloatBlock bi = float_block(b, b_at, b_rows, b_cols, b_wide);
-      if (tb == Trans::Yes) {
-        transpose32(bi.data, n, k, bi.ld, packed.data(), n);
-        bi = {packed.data(), n};
-      }
-      one_product(ta, m, n, k, alpha, ai.data, ai.ld, bi.data, bi.ld, beta, c + o * batch.c_outer + h * batch.c_inner,
-                  ldc);
+      small_product_f32(m, n, k, alpha, advanced(a, o * batch.a_outer + h * batch.a_inner),
+                        advanced(b, o * batch.b_outer + h * batch.b_inner), beta,
+                        c + o * batch.c_outer + h * batch.c_inner, ldc, scratch);
     }
   }
   return true;

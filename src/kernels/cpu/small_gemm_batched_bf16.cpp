@@ -17,6 +17,7 @@
 
 #include "kernels/cpu/avx512_blocks.h"
 #include "kernels/cpu/ops.h"
+#include "kernels/cpu/small_product.h"
 
 namespace attn::cpu {
 
@@ -96,15 +97,9 @@ using TileFn = void (*)(int, Pairs, const std::uint32_t*, std::int64_t, __mmask1
 constexpr TileFn kTiles[avx512::kTileRows + 1] = {nullptr, tile<1>, tile<2>, tile<3>, tile<4>,
                                                   tile<5>, tile<6>, tile<7>, tile<8>};
 
-// Per-thread scratch for one block's operands in pairs (at most 256 × 256: 256 KB each).
-struct Scratch {
-  std::vector<Bf16> a_rows, b_rows;
-  std::vector<std::uint32_t> a_pairs, b_pairs;
-};
-
 // A (m × k as used) in pairs: a row-major bf16 block with k even in place, otherwise rounded
 // into a_rows (row-major) or interleaved into a_pairs (stored transposed, k × m).
-Pairs a_in_pairs(const Stored& s, bool transposed, int k, Scratch& w) {
+Pairs a_in_pairs(const Stored& s, bool transposed, int k, SmallProductScratch& w) {
   const int pairs = (k + 1) / 2;
   if (transposed) {
     w.a_pairs.resize(static_cast<std::size_t>(pairs) * s.cols);
@@ -119,7 +114,7 @@ Pairs a_in_pairs(const Stored& s, bool transposed, int k, Scratch& w) {
 
 // B (k × n as used) in pairs, pairs × n words: rows interleaved, or (stored transposed, n × k)
 // the words of each stored row transposed into columns.
-const std::uint32_t* b_in_pairs(const Stored& s, bool transposed, int k, int n, Scratch& w) {
+const std::uint32_t* b_in_pairs(const Stored& s, bool transposed, int k, int n, SmallProductScratch& w) {
   const int pairs = (k + 1) / 2;
   w.b_pairs.resize(static_cast<std::size_t>(pairs) * n);
   if (!transposed) {
@@ -138,37 +133,37 @@ const std::uint32_t* b_in_pairs(const Stored& s, bool transposed, int k, int n, 
   return w.b_pairs.data();
 }
 
-// A block of x starting `at` elements in, with x's rows as stored: rows × cols.
-Stored block(const MatrixRef& x, std::int64_t at, int rows, int cols) {
-  const bool bf16 = x.dtype == DType::bf16;
-  const void* data = bf16 ? static_cast<const void*>(static_cast<const Bf16*>(x.data) + at)
-                          : static_cast<const void*>(static_cast<const float*>(x.data) + at);
-  return {data, bf16, rows, cols, x.ld};
-}
+// x's block (rows × cols as stored) from its data on.
+Stored stored(const MatrixRef& x, int rows, int cols) { return {x.data, x.dtype == DType::bf16, rows, cols, x.ld}; }
 
 }  // namespace
+
+void small_product_bf16(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, float* c,
+                        int ldc, SmallProductScratch& scratch) {
+  const bool at = a.trans == Trans::Yes, bt = b.trans == Trans::Yes;
+  const int pairs = (k + 1) / 2;
+  // Stored shapes: A is m×k (k×m transposed), B is k×n (n×k transposed).
+  const Pairs ap = a_in_pairs(stored(a, at ? k : m, at ? m : k), at, k, scratch);
+  const std::uint32_t* bp = b_in_pairs(stored(b, bt ? n : k, bt ? k : n), bt, k, n, scratch);
+  avx512::for_each_tile(m, n, [&](int r, int j, int rows, __mmask16 m0, __mmask16 m1) {
+    kTiles[rows](pairs, Pairs{ap.a + r * ap.row, ap.row, ap.col}, bp + j, n, m0, m1, alpha, beta,
+                 c + static_cast<std::int64_t>(r) * ldc + j, ldc);
+  });
+}
 
 bool small_gemm_batched_bf16(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta,
                              float* c, int ldc, const GemmBatch& batch) {
   if (m > kMaxSmallGemm || n > kMaxSmallGemm || k > kMaxSmallGemm) return false;
-  const bool at = a.trans == Trans::Yes, bt = b.trans == Trans::Yes;
-  const int count = batch.outer * batch.inner, pairs = (k + 1) / 2;
+  const int count = batch.outer * batch.inner;
 #pragma omp parallel
   {
-    thread_local Scratch scratch;
+    thread_local SmallProductScratch scratch;
 #pragma omp for schedule(static)
     for (int i = 0; i < count; ++i) {
       const int o = i / batch.inner, h = i % batch.inner;
-      // Stored shapes: A is m×k (k×m transposed), B is k×n (n×k transposed).
-      const Stored sa = block(a, o * batch.a_outer + h * batch.a_inner, at ? k : m, at ? m : k);
-      const Stored sb = block(b, o * batch.b_outer + h * batch.b_inner, bt ? n : k, bt ? k : n);
-      const Pairs ap = a_in_pairs(sa, at, k, scratch);
-      const std::uint32_t* bp = b_in_pairs(sb, bt, k, n, scratch);
-      float* ci = c + o * batch.c_outer + h * batch.c_inner;
-      avx512::for_each_tile(m, n, [&](int r, int j, int rows, __mmask16 m0, __mmask16 m1) {
-        kTiles[rows](pairs, Pairs{ap.a + r * ap.row, ap.row, ap.col}, bp + j, n, m0, m1, alpha, beta,
-                     ci + static_cast<std::int64_t>(r) * ldc + j, ldc);
-      });
+      small_product_bf16(m, n, k, alpha, advanced(a, o * batch.a_outer + h * batch.a_inner),
+                         advanced(b, o * batch.b_outer + h * batch.b_inner), beta,
+                         c + o * batch.c_outer + h * batch.c_inner, ldc, scratch);
     }
   }
   return true;

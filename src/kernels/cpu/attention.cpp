@@ -1,0 +1,148 @@
+// Attention over whole sentences, forward and backward (Backend::attention, attention_backward),
+// fused per (sentence, head) block: each thread takes whole blocks and runs a block's products,
+// softmax and products again in turn, so that the block's scores, probabilities and gradients
+// (32 × 32 floats at the cpu-hour preset: 4 KB) stay in L1 between them, and one parallel region
+// does what took three to five (each waking the threads, each reading the scores from memory).
+// The products are small_gemm_batched*.cpp's block products and the softmax rows
+// attention_softmax's: the same operations in the same order, so the results are the same bits as
+// the batched path's, which blocks over kMaxSmallGemm (or a build without AVX-512) still take.
+#include <cmath>
+
+#include "kernels/cpu/ops.h"
+#include "kernels/cpu/small_product.h"
+#include "kernels/cpu/softmax_rows.h"
+
+namespace attn::cpu {
+namespace {
+
+float score_scale(const AttentionBlocks& a) { return 1.0f / std::sqrt(static_cast<float>(a.d_k)); }
+
+bool fused(const AttentionBlocks& a) {
+  return kHasSmallProductF32 && a.queries <= kMaxSmallGemm && a.keys <= kMaxSmallGemm && a.d_k <= kMaxSmallGemm &&
+         a.d_v <= kMaxSmallGemm;
+}
+
+// One block product as matmul computes it for these operand types (ops.h: gemm_batched_mixed in
+// bf16, where AVX512-BF16 is missing in float32 from the exact values).
+struct BlockProducts {
+  MatmulPrecision precision;
+  SmallProductScratch& scratch;
+  void operator()(int m, int n, int k, const MatrixRef& a, const MatrixRef& b, float* c, int ldc) const {
+    const bool bf16 = precision == MatmulPrecision::bf16 || a.dtype == DType::bf16 || b.dtype == DType::bf16;
+    if (bf16 && kHasSmallProductBf16) return small_product_bf16(m, n, k, 1.0f, a, b, 0.0f, c, ldc, scratch);
+    small_product_f32(m, n, k, 1.0f, a, b, 0.0f, c, ldc, scratch);
+  }
+};
+
+// One (sentence, head) block: its sentence, head, index b·heads + h, and its heads of q, k and v.
+struct Block {
+  int b, h, i;
+  MatrixRef q, k, v;
+};
+
+// f(block, product) for every block, whole blocks per thread, in one parallel region.
+template <typename F>
+void for_each_block(MatmulPrecision precision, const AttentionBlocks& a, F&& f) {
+  const int count = a.batch * a.heads;
+#pragma omp parallel
+  {
+    thread_local SmallProductScratch scratch;
+    const BlockProducts product{precision, scratch};
+#pragma omp for schedule(static)
+    for (int i = 0; i < count; ++i) {
+      const int b = i / a.heads, h = i % a.heads;
+      f(Block{b, h, i, advanced(a.q, b * a.q_stride + h * a.d_k), advanced(a.k, b * a.k_stride + h * a.d_k),
+              advanced(a.v, b * a.v_stride + h * a.d_v)},
+        product);
+    }
+  }
+}
+
+MatrixRef transposed(MatrixRef x) {
+  x.trans = Trans::Yes;
+  return x;
+}
+
+// The batched route: attention as it was before the fused kernel, and for blocks too large for it.
+void batched_forward(MatmulPrecision precision, const AttentionBlocks& a, const AttentionMask& mask, float* probs,
+                     float* ctx) {
+  const std::int64_t block = static_cast<std::int64_t>(a.queries) * a.keys;
+  const int ld_ctx = a.heads * a.d_v;
+  const GemmBatch scores{a.batch, a.heads, a.q_stride, a.d_k, a.k_stride, a.d_k, a.heads * block, block};
+  matmul(precision, a.queries, a.keys, a.d_k, 1.0f, a.q, transposed(a.k), 0.0f, probs, a.keys, &scores);
+  attention_softmax(probs, a.batch, a.heads, a.queries, a.keys, mask, score_scale(a));
+  const GemmBatch context{
+      a.batch, a.heads, a.heads * block, block, a.v_stride, a.d_v, static_cast<std::int64_t>(a.queries) * ld_ctx,
+      a.d_v};
+  matmul(precision, a.queries, a.d_v, a.keys, 1.0f, f32_matrix(probs, a.keys), a.v, 0.0f, ctx, ld_ctx, &context);
+}
+
+void batched_backward(MatmulPrecision precision, const AttentionBlocks& a, const float* probs, const float* dctx,
+                      float* dprobs, float* dq, float* dk, float* dv) {
+  const std::int64_t block = static_cast<std::int64_t>(a.queries) * a.keys;
+  const int ld_ctx = a.heads * a.d_v;
+  const std::int64_t ctx_stride = static_cast<std::int64_t>(a.queries) * ld_ctx;
+  const GemmBatch probs_by_head{a.batch, a.heads, a.heads * block, block, 0, 0, 0, 0};
+  const auto f32 = [](const float* x, std::int64_t ld, Trans t = Trans::No) { return f32_matrix(x, ld, t); };
+  // dV_bh = P_bhᵀ · dctx_bh
+  GemmBatch b = probs_by_head;
+  b.b_outer = ctx_stride, b.b_inner = a.d_v, b.c_outer = a.v_stride, b.c_inner = a.d_v;
+  matmul(precision, a.keys, a.d_v, a.queries, 1.0f, f32(probs, a.keys, Trans::Yes), f32(dctx, ld_ctx), 0.0f, dv,
+         static_cast<int>(a.v.ld), &b);
+  // dP_bh = dctx_bh · V_bhᵀ
+  b = GemmBatch{a.batch, a.heads, ctx_stride, a.d_v, a.v_stride, a.d_v, a.heads * block, block};
+  matmul(precision, a.queries, a.keys, a.d_v, 1.0f, f32(dctx, ld_ctx), transposed(a.v), 0.0f, dprobs, a.keys, &b);
+  // dS = P ⊙ (dP - rowsum(dP ⊙ P)) / √d_k
+  attention_softmax_backward(dprobs, probs, a.probs_size() / a.keys, a.keys, score_scale(a));
+  // dQ_bh = dS_bh · K_bh ; dK_bh = dS_bhᵀ · Q_bh
+  b = probs_by_head;
+  b.b_outer = a.k_stride, b.b_inner = a.d_k, b.c_outer = a.q_stride, b.c_inner = a.d_k;
+  matmul(precision, a.queries, a.d_k, a.keys, 1.0f, f32(dprobs, a.keys), a.k, 0.0f, dq, static_cast<int>(a.q.ld), &b);
+  b = probs_by_head;
+  b.b_outer = a.q_stride, b.b_inner = a.d_k, b.c_outer = a.k_stride, b.c_inner = a.d_k;
+  matmul(precision, a.keys, a.d_k, a.queries, 1.0f, f32(dprobs, a.keys, Trans::Yes), a.q, 0.0f, dk,
+         static_cast<int>(a.k.ld), &b);
+}
+
+}  // namespace
+
+void attention(MatmulPrecision precision, const AttentionBlocks& a, const AttentionMask& mask, float* probs,
+               float* ctx) {
+  if (a.batch == 0 || a.heads == 0 || a.queries == 0) return;
+  if (!fused(a)) return batched_forward(precision, a, mask, probs, ctx);
+  const std::int64_t block = static_cast<std::int64_t>(a.queries) * a.keys;
+  const int ld_ctx = a.heads * a.d_v;
+  const float scale = score_scale(a);
+  for_each_block(precision, a, [&](const Block& x, const BlockProducts& product) {
+    float* p = probs + x.i * block;
+    product(a.queries, a.keys, a.d_k, x.q, transposed(x.k), p, a.keys);  // S = Q·Kᵀ
+    for (int r = 0; r < a.queries; ++r) softmax_row(p + r * a.keys, a.keys, query_keys(mask, x.b, r, a.keys), scale);
+    product(a.queries, a.d_v, a.keys, f32_matrix(p, a.keys), x.v,  // ctx = P·V
+            ctx + static_cast<std::int64_t>(x.b) * a.queries * ld_ctx + x.h * a.d_v, ld_ctx);
+  });
+}
+
+void attention_backward(MatmulPrecision precision, const AttentionBlocks& a, const float* probs, const float* dctx,
+                        float* dscores, float* dq, float* dk, float* dv) {
+  if (a.batch == 0 || a.heads == 0) return;
+  if (!fused(a)) return batched_backward(precision, a, probs, dctx, dscores, dq, dk, dv);
+  const std::int64_t block = static_cast<std::int64_t>(a.queries) * a.keys;
+  const int ld_ctx = a.heads * a.d_v;
+  const float scale = score_scale(a);
+  for_each_block(precision, a, [&](const Block& x, const BlockProducts& product) {
+    const float* p = probs + x.i * block;
+    float* ds = dscores + x.i * block;
+    const MatrixRef d_ctx =
+        f32_matrix(dctx + static_cast<std::int64_t>(x.b) * a.queries * ld_ctx + x.h * a.d_v, ld_ctx);
+    product(a.keys, a.d_v, a.queries, f32_matrix(p, a.keys, Trans::Yes), d_ctx,  // dV = Pᵀ·dctx
+            dv + x.b * a.v_stride + x.h * a.d_v, static_cast<int>(a.v.ld));
+    product(a.queries, a.keys, a.d_v, d_ctx, transposed(x.v), ds, a.keys);  // dP = dctx·Vᵀ
+    for (int r = 0; r < a.queries; ++r) softmax_backward_row(ds + r * a.keys, p + r * a.keys, a.keys, scale);
+    product(a.queries, a.d_k, a.keys, f32_matrix(ds, a.keys), x.k,  // dQ = dS·K
+            dq + x.b * a.q_stride + x.h * a.d_k, static_cast<int>(a.q.ld));
+    product(a.keys, a.d_k, a.queries, f32_matrix(ds, a.keys, Trans::Yes), x.q,  // dK = dSᵀ·Q
+            dk + x.b * a.k_stride + x.h * a.d_k, static_cast<int>(a.k.ld));
+  });
+}
+
+}  // namespace attn::cpu
