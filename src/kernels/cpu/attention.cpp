@@ -7,7 +7,9 @@
 // attention_softmax's: the same operations in the same order, so the results are the same bits as
 // the batched path's, which blocks over kMaxSmallGemm (or a build without AVX-512) still take.
 #include <cmath>
+#include <vector>
 
+#include "kernels/cpu/bf16_conversion.h"
 #include "kernels/cpu/ops.h"
 #include "kernels/cpu/small_product.h"
 #include "kernels/cpu/softmax_rows.h"
@@ -27,9 +29,12 @@ bool fused(const AttentionBlocks& a) {
 struct BlockProducts {
   MatmulPrecision precision;
   SmallProductScratch& scratch;
+  // Whether a product of operands of these types runs in bf16 arithmetic (its inputs rounded).
+  bool in_bf16(DType a, DType b) const {
+    return kHasSmallProductBf16 && (precision == MatmulPrecision::bf16 || a == DType::bf16 || b == DType::bf16);
+  }
   void operator()(int m, int n, int k, const MatrixRef& a, const MatrixRef& b, float* c, int ldc) const {
-    const bool bf16 = precision == MatmulPrecision::bf16 || a.dtype == DType::bf16 || b.dtype == DType::bf16;
-    if (bf16 && kHasSmallProductBf16) return small_product_bf16(m, n, k, 1.0f, a, b, 0.0f, c, ldc, scratch);
+    if (in_bf16(a.dtype, b.dtype)) return small_product_bf16(m, n, k, 1.0f, a, b, 0.0f, c, ldc, scratch);
     small_product_f32(m, n, k, 1.0f, a, b, 0.0f, c, ldc, scratch);
   }
 };
@@ -56,6 +61,17 @@ void for_each_block(MatmulPrecision precision, const AttentionBlocks& a, F&& f) 
         product);
     }
   }
+}
+
+// A float block (rows × cols, packed) as a product's operand: itself, or where the products it
+// feeds round their inputs to bf16 anyway, rounded once into `rounded` (the same bits as each
+// product's own rounding: round to nearest even), so that two products share one rounding and a
+// row-major operand is read in place.
+MatrixRef operand(const float* x, int rows, int cols, bool in_bf16, std::vector<Bf16>& rounded) {
+  if (!in_bf16) return f32_matrix(x, cols);
+  rounded.resize(static_cast<std::size_t>(rows) * cols);
+  round_to_bf16(x, static_cast<std::int64_t>(rows) * cols, rounded.data());
+  return bf16_matrix(rounded.data(), cols);
 }
 
 MatrixRef transposed(MatrixRef x) {
@@ -117,7 +133,9 @@ void attention(MatmulPrecision precision, const AttentionBlocks& a, const Attent
     float* p = probs + x.i * block;
     product(a.queries, a.keys, a.d_k, x.q, transposed(x.k), p, a.keys);  // S = Q·Kᵀ
     for (int r = 0; r < a.queries; ++r) softmax_row(p + r * a.keys, a.keys, query_keys(mask, x.b, r, a.keys), scale);
-    product(a.queries, a.d_v, a.keys, f32_matrix(p, a.keys), x.v,  // ctx = P·V
+    thread_local std::vector<Bf16> p16;
+    const MatrixRef p_operand = operand(p, a.queries, a.keys, product.in_bf16(DType::f32, a.v.dtype), p16);
+    product(a.queries, a.d_v, a.keys, p_operand, x.v,  // ctx = P·V
             ctx + static_cast<std::int64_t>(x.b) * a.queries * ld_ctx + x.h * a.d_v, ld_ctx);
   });
 }
@@ -138,9 +156,13 @@ void attention_backward(MatmulPrecision precision, const AttentionBlocks& a, con
             dv + x.b * a.v_stride + x.h * a.d_v, static_cast<int>(a.v.ld));
     product(a.queries, a.keys, a.d_v, d_ctx, transposed(x.v), ds, a.keys);  // dP = dctx·Vᵀ
     for (int r = 0; r < a.queries; ++r) softmax_backward_row(ds + r * a.keys, p + r * a.keys, a.keys, scale);
-    product(a.queries, a.d_k, a.keys, f32_matrix(ds, a.keys), x.k,  // dQ = dS·K
+    // dS feeds two products: rounded once where they round it.
+    thread_local std::vector<Bf16> ds16;
+    const MatrixRef ds_operand = operand(
+        ds, a.queries, a.keys, product.in_bf16(DType::f32, a.k.dtype) && product.in_bf16(DType::f32, a.q.dtype), ds16);
+    product(a.queries, a.d_k, a.keys, ds_operand, x.k,  // dQ = dS·K
             dq + x.b * a.q_stride + x.h * a.d_k, static_cast<int>(a.q.ld));
-    product(a.keys, a.d_k, a.queries, f32_matrix(ds, a.keys, Trans::Yes), x.q,  // dK = dSᵀ·Q
+    product(a.keys, a.d_k, a.queries, transposed(ds_operand), x.q,  // dK = dSᵀ·Q
             dk + x.b * a.k_stride + x.h * a.d_k, static_cast<int>(a.k.ld));
   });
 }

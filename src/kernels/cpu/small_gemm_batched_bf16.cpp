@@ -50,17 +50,34 @@ void rows_as_bf16(const Stored& s, int pairs, Bf16* dst) {
                                load16_bf16(s, r, c, s.cols - c));
 }
 
+// Thirty-two elements of a stored row from column c (lanes past `count` zero), in bf16.
+inline __m512i load32_bf16(const Stored& s, std::int64_t row, int c, int count) {
+  if (s.bf16) {
+    const __mmask32 mask = count >= 32 ? ~__mmask32(0) : count <= 0 ? __mmask32(0) : (__mmask32(1) << count) - 1;
+    return _mm512_maskz_loadu_epi16(mask, static_cast<const Bf16*>(s.data) + row * s.ld + c);
+  }
+  const float* x = static_cast<const float*>(s.data) + row * s.ld + c;
+  return (__m512i)_mm512_cvtne2ps_pbh(_mm512_maskz_loadu_ps(first_lanes(count - 16), x + 16),
+                                      _mm512_maskz_loadu_ps(first_lanes(count), x));
+}
+
 // Stored rows 2q and 2q+1 interleaved (a zero row past the end): dst word (q, j) holds the pair
-// (s(2q, j), s(2q+1, j)), the low half from row 2q. dst holds pairs × s.cols words.
+// (s(2q, j), s(2q+1, j)), the low half from row 2q. dst holds pairs × s.cols words. Thirty-two
+// columns at a time: two loads, and two word permutes that take both rows' words in pair order.
 void interleave_rows(const Stored& s, int pairs, std::uint32_t* dst) {
+  alignas(64) static constexpr std::uint16_t kLow[32] = {0, 32, 1, 33, 2,  34, 3,  35, 4,  36, 5,  37, 6,  38, 7,  39,
+                                                         8, 40, 9, 41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47};
+  const __m512i low = _mm512_load_si512(kLow);
+  const __m512i high = _mm512_add_epi16(low, _mm512_set1_epi16(16));
   for (int q = 0; q < pairs; ++q)
-    for (int c = 0; c < s.cols; c += 16) {
+    for (int c = 0; c < s.cols; c += 32) {
       const int count = s.cols - c;
-      const __m512i lo = _mm512_maskz_cvtepu16_epi32(0xffff, load16_bf16(s, 2 * q, c, count));
-      const __m512i hi = 2 * q + 1 < s.rows ? _mm512_maskz_cvtepu16_epi32(0xffff, load16_bf16(s, 2 * q + 1, c, count))
-                                            : _mm512_setzero_si512();
-      _mm512_mask_storeu_epi32(dst + static_cast<std::int64_t>(q) * s.cols + c, first_lanes(count),
-                               _mm512_or_si512(lo, _mm512_maskz_slli_epi32(0xffff, hi, 16)));
+      const __m512i r0 = load32_bf16(s, 2 * q, c, count);
+      const __m512i r1 = 2 * q + 1 < s.rows ? load32_bf16(s, 2 * q + 1, c, count) : _mm512_setzero_si512();
+      std::uint32_t* d = dst + static_cast<std::int64_t>(q) * s.cols + c;
+      _mm512_mask_storeu_epi32(d, first_lanes(count), _mm512_permutex2var_epi16(r0, low, r1));
+      if (count > 16)
+        _mm512_mask_storeu_epi32(d + 16, first_lanes(count - 16), _mm512_permutex2var_epi16(r0, high, r1));
     }
 }
 
