@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/float_decimal.h"
 #include "decode/attention_records.h"
+#include "decode/search_options.h"
 #include "inspect/pharaoh.h"
 #include "inspect/word_pieces.h"
 #include "serve/api_error.h"
@@ -92,6 +94,15 @@ json score_reply(const ScoreRequest& request, const std::string& model_id, const
 }
 
 json models_reply(const std::vector<ModelSpec>& specs, const std::vector<ModelConfig>& configs) {
+  // What a /v1 request that leaves the search options out gets (v1_request.cpp reads them into a
+  // default SearchOptions): the paper's beam 4, α 0.6, maximum length source + 50.
+  const SearchOptions d;
+  const json defaults{{"beam", d.beam_size},
+                      {"alpha", float_decimal(d.length_penalty)},
+                      {"n_best", d.n_best},
+                      {"max_length_a", float_decimal(d.max_length_a)},
+                      {"max_length_b", d.max_length_b},
+                      {"min_length", d.min_length}};
   json list = json::array();
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const ModelSpec& m = specs[i];
@@ -112,13 +123,7 @@ json models_reply(const std::vector<ModelSpec>& specs, const std::vector<ModelCo
                       {"decoder_layers", c.decoder_layers},
                       {"vocab_size", c.vocab_size},
                       {"max_positions", c.max_positions}}},
-                    {"defaults",
-                     {{"beam", 4},
-                      {"alpha", 0.6},
-                      {"n_best", 1},
-                      {"max_length_a", 1.0},
-                      {"max_length_b", 50},
-                      {"min_length", 0}}}});
+                    {"defaults", defaults}});
   }
   return {{"models", list}};
 }

@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <set>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/json_file.h"
+#include "decode/search_options.h"
 #include "train/train_options.h"
 
 namespace attn::study {
@@ -84,13 +86,14 @@ SweepScoring parse_scoring(const Json& j, const std::string& source) {
         throw_in(source, "'" + key + "' must be \"first\" or \"spread\", got " + it->dump());
       s.dev_pick = it->get<std::string>();
     } else if (it.key() == "beam") {
+      // Read here as numbers; their limits are those of every face (checked below).
       beams.clear();
-      for (const Json& b : one_or_list(*it, source, key)) beams.push_back(whole(b, source, key, 1, 64));
+      for (const Json& b : one_or_list(*it, source, key))
+        beams.push_back(whole(b, source, key, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
     } else if (it.key() == "alpha") {
       alphas.clear();
       for (const Json& a : one_or_list(*it, source, key)) {
-        if (!a.is_number() || !std::isfinite(a.get<double>()) || a.get<double>() < 0 || a.get<double>() > 10)
-          throw_in(source, "'" + key + "' must be a number from 0 to 10, or a list of them, got " + a.dump());
+        if (!a.is_number()) throw_in(source, "'" + key + "' must be a number, or a list of them, got " + a.dump());
         alphas.push_back(a.get<double>());
       }
     } else {
@@ -100,6 +103,11 @@ SweepScoring parse_scoring(const Json& j, const std::string& source) {
   s.decodings.clear();
   for (int b : beams)
     for (double a : alphas) {
+      SearchOptions search;
+      search.beam_size = b;
+      search.length_penalty = static_cast<float>(a);
+      if (const auto problem = check(search))
+        throw_in(source, "'score." + problem->field + "': " + problem->message);
       SweepDecoding d{b, a};
       for (const auto& e : s.decodings)
         if (e.label() == d.label()) throw_in(source, "'score' asks for " + d.label() + " twice");

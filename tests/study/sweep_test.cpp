@@ -173,7 +173,15 @@ TEST(SweepPlan, BadFilesAreRefusedNamingTheFileAndKey) {
   expect_has(err(R"({"budget": {"updates": 0}})"), "'budget.updates' must be a whole number from 1");
   expect_has(err(R"({"budget": {"minutes": -1}})"), "'budget.minutes' must be a number above 0");
   expect_has(err(R"({"budget": {"updates": 1}, "bugdet": 1})"), "unknown key 'bugdet'");
-  expect_has(err(R"({"score": {"beam": 0}, )" + ok_budget + "}"), "'score.beam' must be a whole number from 1 to 64");
+  // The sweep's beam and alpha by the one rule of every face (decode/search_options.h).
+  expect_has(err(R"({"score": {"beam": 0}, )" + ok_budget + "}"),
+             "'score.beam': beam must be an integer from 1 to 128 (got 0)");
+  expect_has(err(R"({"score": {"beam": [4, 129]}, )" + ok_budget + "}"),
+             "'score.beam': beam must be an integer from 1 to 128 (got 129)");
+  expect_has(err(R"({"score": {"beam": 2.5}, )" + ok_budget + "}"), "'score.beam' must be a whole number");
+  expect_has(err(R"({"score": {"alpha": [0.6, 11]}, )" + ok_budget + "}"),
+             "'score.alpha': alpha must be a finite number from 0 to 10 (got 11)");
+  expect_has(err(R"({"score": {"alpha": "x"}, )" + ok_budget + "}"), "'score.alpha' must be a number, or a list");
   expect_has(err(R"({"score": {"beem": 4}, )" + ok_budget + "}"), "unknown key 'score.beem'");
   expect_has(err(R"({"score": {"dev_pick": "last"}, )" + ok_budget + "}"),
              "'score.dev_pick' must be \"first\" or \"spread\"");
