@@ -102,7 +102,15 @@ void print_rows(const std::string& name, const std::string& language, const Tall
   }
 }
 
-int run(const std::vector<std::string>& file_args, const std::vector<std::string>& allowed_args) {
+// A whole line detected wrongly, as --show-wrong prints it: file:line, the answer (or "-"), the text.
+void show_wrong(const FileSpec& f, long line_number, const std::vector<attn::document::DetectedLanguage>& result,
+                const std::string& line) {
+  std::string answer = "-";
+  if (!result.empty()) answer = result.front().language + " " + mean(result.front().confidence, 1);
+  std::fprintf(stderr, "wrong: %s:%ld: %s: %s\n", f.path.c_str(), line_number, answer.c_str(), line.c_str());
+}
+
+int run(const std::vector<std::string>& file_args, const std::vector<std::string>& allowed_args, bool wrong_lines) {
   std::vector<std::string> allowed;
   for (const std::string& code : allowed_args)
     if (!code.empty()) allowed.push_back(code);
@@ -131,11 +139,16 @@ int run(const std::vector<std::string>& file_args, const std::vector<std::string
       return 2;
     }
     Tally tallies[kKinds];
+    long line_number = 0;
     for (std::string line; std::getline(in, line);) {
+      ++line_number;
       if (!line.empty() && line.back() == '\r') line.pop_back();
       const std::vector<std::string> words = split_words(line);
       if (words.empty()) continue;
-      tallies[0].add(attn::document::detect_language(line, allowed), f.language);
+      const auto whole = attn::document::detect_language(line, allowed);
+      tallies[0].add(whole, f.language);
+      if (wrong_lines && (whole.empty() || whole.front().language != f.language))
+        show_wrong(f, line_number, whole, line);
       ++calls;
       for (std::size_t k = 1; k < kKinds; ++k) {
         if (words.size() < k) continue;
@@ -177,5 +190,8 @@ int main(int argc, char** argv) {
       ->required()
       ->delimiter(',')
       ->take_all();
-  return attn::bench::run_main(app, argc, argv, [&] { return run(files, allowed); });
+  bool wrong_lines = false;
+  app.add_flag("--show-wrong", wrong_lines,
+               "list each whole line detected wrongly or not at all on stderr (file:line: answer confidence: text)");
+  return attn::bench::run_main(app, argc, argv, [&] { return run(files, allowed, wrong_lines); });
 }
