@@ -73,15 +73,16 @@ int run(std::vector<std::pair<int, int>> sizes, int rows) {
       std::printf("gemm %c%c %5dx%5dx%5d  sgemm %4.0f GFLOP/s  matmul %4.0f GFLOP/s", s.ta ? 'T' : 'N',
                   s.tb ? 'T' : 'N', s.m, s.n, s.k, flop / sgemm / 1e9, flop / matmul / 1e9);
       if (attn::cpu::bf16_matmul_supported()) {
-        // bf16: converting both operands on the way in (gemm_bf16) against operands already in bf16.
+        // bf16: converting both operands on the way in (gemm_mixed of two float operands) against
+        // operands already in bf16.
         std::vector<attn::Bf16> a16(a.size()), b16(b.size());
         const double convert = median_seconds([&] {
           attn::cpu::to_bf16(a.data(), static_cast<std::int64_t>(a.size()), a16.data());
           attn::cpu::to_bf16(b.data(), static_cast<std::int64_t>(b.size()), b16.data());
         });
         const double converting = median_seconds([&] {
-          attn::cpu::gemm_bf16(attn::Trans{s.ta}, attn::Trans{s.tb}, s.m, s.n, s.k, 1.0f, a.data(), a_cols, b.data(),
-                               b_cols, 0.0f, c.data(), s.n);
+          attn::cpu::gemm_mixed(s.m, s.n, s.k, 1.0f, attn::f32_matrix(a.data(), a_cols, attn::Trans{s.ta}),
+                                attn::f32_matrix(b.data(), b_cols, attn::Trans{s.tb}), 0.0f, c.data(), s.n);
         });
         auto desc16 = desc;
         desc16.input = attn::cpu::MatmulInput::bf16;

@@ -974,6 +974,336 @@ void run_moving_average(Backend& be) {
     }
 }
 
+// ---- Outside ATTN_BACKEND_OPS: the matrix product and training's attention, declared apart in
+// backend.h (their own contracts there), in the table all the same.
+
+// An operand as a product reads it: stored in f32 or bf16 (bf16 ones read as their exact values),
+// and the relative error with which the product may read an f32 one (matmul's rule: rounded to
+// bf16 with a bf16 operand beside it or on a backend of precision bf16; small products may stay
+// float32, so the bounds allow either).
+struct Operand {
+  std::vector<double> value;
+  DeviceBuffer<float> f32;
+  DeviceBuffer<Bf16> bf16;
+  DType dtype;
+  const void* data() const { return dtype == DType::bf16 ? static_cast<const void*>(bf16.data()) : f32.data(); }
+};
+Operand make_operand(Backend& be, std::size_t n, unsigned seed, DType dtype, float lo = -1, float hi = 1) {
+  const auto x = random_values(n, seed, lo, hi);
+  std::vector<Bf16> x16(n);
+  std::vector<double> value(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    x16[i] = bf16_nearest_even(x[i]);
+    value[i] = dtype == DType::bf16 ? bf16_value(x16[i]) : x[i];
+  }
+  Operand o{value, DeviceBuffer<float>(be, 0), DeviceBuffer<Bf16>(be, 0), dtype};
+  if (dtype == DType::bf16)
+    o.bf16 = to_device(be, x16);
+  else
+    o.f32 = to_device(be, x);
+  return o;
+}
+double read_rounding(Backend& be, DType dtype, DType other) {
+  return dtype == DType::f32 && (other == DType::bf16 || be.keeps_bf16_activations()) ? kUBf16 : 0.0;
+}
+
+// C = α·op(A)·op(B) + β·C in double from the values as stored: |error| ≤ α·Σ|a·b|·(ra + rb + ra·rb +
+// (k + 2)·u) + 2u·(|β·c| + |C|), ra and rb the operands' read_rounding.
+struct ProductCase {
+  int m, n, k;
+  int outer, inner;  // a batch of outer × inner products (1 × 1: a single product, batch null)
+};
+void run_matmul(Backend& be) {
+  const std::vector<ProductCase> cases{{0, 5, 3, 1, 1},       {1, 1, 1, 1, 1}, {7, 33, 17, 1, 1}, {37, 29, 45, 1, 1},
+                                       {130, 140, 150, 1, 1}, {5, 3, 0, 1, 1}, {9, 7, 16, 2, 3},  {33, 32, 64, 3, 2}};
+  const std::pair<DType, DType> types[] = {
+      {DType::f32, DType::f32}, {DType::bf16, DType::f32}, {DType::f32, DType::bf16}, {DType::bf16, DType::bf16}};
+  unsigned seed = 300;
+  for (const ProductCase& c : cases)
+    for (const auto& [ta_type, tb_type] : types)
+      for (Trans ta : {Trans::No, Trans::Yes})
+        for (Trans tb : {Trans::No, Trans::Yes}) {
+          const bool batched = c.outer * c.inner > 1;
+          SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " " +
+                       to_string(ta_type) + (ta == Trans::Yes ? "ᵀ" : "") + "·" + to_string(tb_type) +
+                       (tb == Trans::Yes ? "ᵀ" : "") + (batched ? " batched" : ""));
+          const bool at = ta == Trans::Yes, bt = tb == Trans::Yes;
+          const int lda = (at ? c.m : c.k) + 3, ldb = (bt ? c.k : c.n) + 1, ldc = c.n + 2;
+          const std::int64_t a_size = std::int64_t{at ? c.k : c.m} * lda, b_size = std::int64_t{bt ? c.n : c.k} * ldb,
+                             c_size = std::int64_t{c.m} * ldc;
+          const int count = c.outer * c.inner;
+          // Matrix (o, i) at o·(inner·size) + i·size: the batch's strides.
+          const Operand a = make_operand(be, static_cast<std::size_t>(a_size * count), ++seed, ta_type);
+          const Operand b = make_operand(be, static_cast<std::size_t>(b_size * count), ++seed, tb_type);
+          const auto c0 = random_values(static_cast<std::size_t>(c_size * count), ++seed);
+          Guarded<float> out(be, c0);
+          const float alpha = 0.75f, beta = batched ? 0.0f : 0.5f;
+          const GemmBatch batch{c.outer,          c.inner, a_size * c.inner, a_size,
+                                b_size * c.inner, b_size,  c_size * c.inner, c_size};
+          be.matmul(c.m, c.n, c.k, alpha, MatrixRef{a.data(), ta_type, lda, ta}, MatrixRef{b.data(), tb_type, ldb, tb},
+                    beta, out.data(), ldc, batched ? &batch : nullptr);
+          const double ra = read_rounding(be, ta_type, tb_type), rb = read_rounding(be, tb_type, ta_type);
+          const double rel = ra + rb + ra * rb + (c.k + 2) * kU32;
+          Expected want;
+          for (int e = 0; e < count; ++e)
+            for (int i = 0; i < c.m; ++i)
+              for (int j = 0; j < ldc; ++j) {
+                const double before = c0[e * c_size + std::int64_t{i} * ldc + j];
+                if (j >= c.n) {  // the padding between rows of C: never written
+                  want.add(before);
+                  continue;
+                }
+                double sum = 0, magnitude = 0;
+                for (int p = 0; p < c.k; ++p) {
+                  const double x = a.value[e * a_size + (at ? std::int64_t{p} * lda + i : std::int64_t{i} * lda + p)];
+                  const double y = b.value[e * b_size + (bt ? std::int64_t{j} * ldb + p : std::int64_t{p} * ldb + j)];
+                  sum += x * y;
+                  magnitude += std::abs(x * y);
+                }
+                const double result = alpha * sum + beta * before;
+                want.add(result, alpha * magnitude * rel + 2 * kU32 * (std::abs(beta * before) + std::abs(result)));
+              }
+          want.check(out.host(), "C");
+        }
+  // f32 × s8: A's rows quantized on the fly to 8 bits (7 without VNNI) with a scale and a zero point
+  // each, so an element of A is read within a step of its row's range/127; B = scales · q exactly.
+  for (const ProductCase& c : std::vector<ProductCase>{{1, 1, 1, 1, 1}, {7, 33, 17, 1, 1}, {64, 200, 96, 1, 1}}) {
+    SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " f32·s8ᵀ");
+    const int lda = c.k + 3, ldb = c.k + 1, ldc = c.n + 2;
+    const auto a = random_values(static_cast<std::size_t>(c.m) * lda, ++seed, -2, 1);
+    const auto q = random_ints(static_cast<std::size_t>(c.n) * ldb, ++seed, -127, 128);
+    const std::vector<std::int8_t> q8(q.begin(), q.end());
+    const auto scales = random_values(c.n, ++seed, 0.001f, 0.1f);
+    std::vector<std::int32_t> sums(c.n);
+    for (int j = 0; j < c.n; ++j) sums[j] = std::accumulate(&q[j * ldb], &q[j * ldb] + c.k, 0);
+    auto d_a = to_device(be, a), d_scales = to_device(be, scales);
+    auto d_sums = to_device(be, sums);
+    auto d_q = to_device(be, q8);
+    const auto c0 = random_values(static_cast<std::size_t>(c.m) * ldc, ++seed);
+    Guarded<float> out(be, c0);
+    be.matmul(c.m, c.n, c.k, 0.75f, f32_matrix(d_a.data(), lda),
+              s8_matrix(d_q.data(), d_scales.data(), d_sums.data(), ldb, Trans::Yes), 0.5f, out.data(), ldc, nullptr);
+    Expected want;
+    for (int i = 0; i < c.m; ++i) {
+      double lo = 0, hi = 0;
+      for (int p = 0; p < c.k; ++p)
+        lo = std::min<double>(lo, a[i * lda + p]), hi = std::max<double>(hi, a[i * lda + p]);
+      const double step = (hi - lo) / 127;
+      for (int j = 0; j < ldc; ++j) {
+        const double before = c0[i * ldc + j];
+        if (j >= c.n) {
+          want.add(before);
+          continue;
+        }
+        double sum = 0, weights = 0, magnitude = 0;
+        for (int p = 0; p < c.k; ++p) {
+          const double w = q[j * ldb + p] * static_cast<double>(scales[j]);
+          sum += a[i * lda + p] * w;
+          weights += std::abs(w);
+          magnitude += std::abs(a[i * lda + p] * w);
+        }
+        const double result = 0.75 * sum + 0.5 * before;
+        want.add(result, 0.75 * (step * weights + 8 * kU32 * magnitude) +
+                             2 * kU32 * (std::abs(0.5 * before) + std::abs(result)));
+      }
+    }
+    want.check(out.host(), "C");
+  }
+}
+
+// Training's attention over kSoftmaxCases' masks (queries, keys, padding, causal with an offset,
+// windows), q, k and v stored in f32 or bf16 with padded rows, against double:
+//   scores s = scale·q·kᵀ within δ = scale·Σ|q·k|·(2r + (d_k + 2)·u) (r: read_rounding of a float
+//   operand), so p within softmax's bound + p·(e^{2δ} − 1); ctx = p·v within Σ|tol_p·v| +
+//   Σ|p·v|·(2r + (keys + 2)·u) (the probabilities rounded to bf16 where the product rounds).
+// The backward from the reference's probabilities (rounded to float) and a random ∂ctx, each
+// product within the same kind of bound carried through: ∂v = pᵀ·∂ctx, ∂p = ∂ctx·vᵀ, ∂s =
+// scale·p∘(∂p − Σ p∘∂p), ∂q = ∂s·k, ∂k = ∂sᵀ·q.
+struct AttentionData {
+  AttentionBlocks blocks;
+  Operand q, k, v;
+  int ld;
+};
+AttentionData attention_data(Backend& be, const SoftmaxCase& c, int d_k, int d_v, DType dtype, unsigned seed) {
+  const int ld = c.heads * std::max(d_k, d_v) + 3;
+  const std::size_t q_n = static_cast<std::size_t>(c.batch) * c.tq * ld,
+                    k_n = static_cast<std::size_t>(c.batch) * c.tk * ld;
+  AttentionData d{{},
+                  make_operand(be, q_n, seed, dtype, -2, 2),
+                  make_operand(be, k_n, seed + 1, dtype, -2, 2),
+                  make_operand(be, k_n, seed + 2, dtype),
+                  ld};
+  AttentionBlocks& a = d.blocks;
+  a.batch = c.batch, a.heads = c.heads, a.d_k = d_k, a.d_v = d_v, a.queries = c.tq, a.keys = c.tk;
+  a.q = MatrixRef{d.q.data(), dtype, ld, Trans::No};
+  a.k = MatrixRef{d.k.data(), dtype, ld, Trans::No};
+  a.v = MatrixRef{d.v.data(), dtype, ld, Trans::No};
+  a.q_stride = std::int64_t{c.tq} * ld, a.k_stride = a.v_stride = std::int64_t{c.tk} * ld;
+  return d;
+}
+
+void attention_case(Backend& be, bool backward) {
+  unsigned seed = 400;
+  for (const SoftmaxCase& c : kSoftmaxCases)
+    for (const auto& [d_k, d_v] : {std::pair{8, 8}, std::pair{16, 5}, std::pair{64, 64}})
+      for (DType dtype : {DType::f32, DType::bf16}) {
+        SCOPED_TRACE(std::to_string(c.batch) + "x" + std::to_string(c.heads) + "x" + std::to_string(c.tq) + "x" +
+                     std::to_string(c.tk) + (c.causal ? " causal" : "") + " window " + std::to_string(c.window) +
+                     " d_k " + std::to_string(d_k) + " d_v " + std::to_string(d_v) + " " + to_string(dtype));
+        seed += 3;
+        const AttentionData d = attention_data(be, c, d_k, d_v, dtype, seed);
+        const AttentionBlocks& a = d.blocks;
+        auto lengths = to_device(be, c.lengths);
+        const AttentionMask mask{c.lengths.empty() ? nullptr : lengths.data(), c.causal, c.offset, c.window};
+        const double scale = 1 / std::sqrt(static_cast<double>(d_k));
+        const double r = read_rounding(be, DType::f32, dtype);  // operands and intermediates alike
+        const std::size_t ctx_n = static_cast<std::size_t>(c.batch) * c.tq * c.heads * d_v;
+        // The reference, block by block.
+        std::vector<double> p(a.probs_size()), p_tol(a.probs_size()), ctx(ctx_n), ctx_tol(ctx_n);
+        auto q_at = [&](int b, int t, int h, int e) {
+          return d.q.value[(std::int64_t{b} * c.tq + t) * d.ld + h * d_k + e];
+        };
+        auto k_at = [&](int b, int j, int h, int e) {
+          return d.k.value[(std::int64_t{b} * c.tk + j) * d.ld + h * d_k + e];
+        };
+        auto v_at = [&](int b, int j, int h, int e) {
+          return d.v.value[(std::int64_t{b} * c.tk + j) * d.ld + h * d_v + e];
+        };
+        auto p_index = [&](int b, int h, int t, int j) {
+          return ((std::int64_t{b} * c.heads + h) * c.tq + t) * c.tk + j;
+        };
+        auto ctx_index = [&](int b, int t, int h, int e) {
+          return (std::int64_t{b} * c.tq + t) * c.heads * d_v + h * d_v + e;
+        };
+        for (int b = 0; b < c.batch; ++b)
+          for (int h = 0; h < c.heads; ++h)
+            for (int t = 0; t < c.tq; ++t) {
+              const int pos = t + c.offset;
+              std::vector<int> keys;
+              for (int j = 0; j < c.tk; ++j)
+                if ((c.lengths.empty() || j < c.lengths[b]) && (!c.causal || j <= pos) &&
+                    (c.window == 0 || std::abs(pos - j) <= c.window))
+                  keys.push_back(j);
+              std::vector<double> s;
+              double delta = 0;
+              for (int j : keys) {
+                double dot = 0, mag = 0;
+                for (int e = 0; e < d_k; ++e)
+                  dot += q_at(b, t, h, e) * k_at(b, j, h, e), mag += std::abs(q_at(b, t, h, e) * k_at(b, j, h, e));
+                s.push_back(scale * dot);
+                delta = std::max(delta, scale * mag * (2 * r + r * r + (d_k + 2) * kU32));
+              }
+              const testing::Softmax sm = testing::softmax(s);
+              for (std::size_t i = 0; i < keys.size(); ++i) {
+                p[p_index(b, h, t, keys[i])] = sm.p[i];
+                p_tol[p_index(b, h, t, keys[i])] = sm.tol[i] + sm.p[i] * std::expm1(2 * delta);
+              }
+              for (int e = 0; e < d_v; ++e) {
+                double sum = 0, tol = 0;
+                for (std::size_t i = 0; i < keys.size(); ++i) {
+                  const double v = v_at(b, keys[i], h, e);
+                  sum += sm.p[i] * v;
+                  tol += p_tol[p_index(b, h, t, keys[i])] * std::abs(v) +
+                         sm.p[i] * std::abs(v) * (2 * r + r * r + (keys.size() + 2) * kU32);
+                }
+                ctx[ctx_index(b, t, h, e)] = sum;
+                ctx_tol[ctx_index(b, t, h, e)] = tol;
+              }
+            }
+        if (!backward) {
+          Guarded<float> probs(be, a.probs_size()), out(be, static_cast<std::int64_t>(ctx_n));
+          be.attention(a, mask, probs.data(), out.data());
+          Expected want_p, want_ctx;
+          for (std::size_t i = 0; i < p.size(); ++i) want_p.add(p[i], p_tol[i]);  // masked: exactly 0
+          for (std::size_t i = 0; i < ctx.size(); ++i) want_ctx.add(ctx[i], ctx_tol[i]);
+          want_p.check(probs.host(), "probs");
+          want_ctx.check(out.host(), "ctx");
+          continue;
+        }
+        // Backward, from the reference's probabilities as floats.
+        std::vector<float> p32(p.begin(), p.end());
+        const auto dctx = random_values(ctx_n, seed + 7);
+        auto d_p = to_device(be, p32), d_dctx = to_device(be, dctx);
+        const std::size_t q_n = d.q.value.size(), k_n = d.k.value.size();
+        // ∂q, ∂k, ∂v are laid out like q, k and v: the heads' elements written, the rest left alone.
+        const auto q0 = random_values(q_n, seed + 8), k0 = random_values(k_n, seed + 9),
+                   v0 = random_values(k_n, seed + 10);
+        Guarded<float> dq(be, q0), dk(be, k0), dv(be, v0), dscores(be, a.probs_size());
+        be.attention_backward(a, d_p.data(), d_dctx.data(), dscores.data(), dq.data(), dk.data(), dv.data());
+        std::vector<double> want_dq(q0.begin(), q0.end()), tol_dq(q_n, 0), want_dk(k0.begin(), k0.end()),
+            tol_dk(k_n, 0), want_dv(v0.begin(), v0.end()), tol_dv(k_n, 0);
+        const double rp = 2 * r + r * r;  // two operands read rounded
+        for (int b = 0; b < c.batch; ++b)
+          for (int h = 0; h < c.heads; ++h) {
+            // ∂s and its error bound per (t, j).
+            std::vector<double> ds(std::size_t(c.tq) * c.tk, 0), ds_tol(std::size_t(c.tq) * c.tk, 0);
+            for (int t = 0; t < c.tq; ++t) {
+              std::vector<double> dp(c.tk, 0), dp_tol(c.tk, 0);
+              double dot = 0, dot_tol = 0, dot_mag = 0;
+              for (int j = 0; j < c.tk; ++j) {
+                const double pj = p32[p_index(b, h, t, j)];
+                double mag = 0;
+                for (int e = 0; e < d_v; ++e) {
+                  dp[j] += dctx[ctx_index(b, t, h, e)] * v_at(b, j, h, e);
+                  mag += std::abs(dctx[ctx_index(b, t, h, e)] * v_at(b, j, h, e));
+                }
+                dp_tol[j] = mag * (rp + (d_v + 2) * kU32);
+                dot += pj * dp[j], dot_tol += pj * dp_tol[j], dot_mag += std::abs(pj * dp[j]);
+              }
+              for (int j = 0; j < c.tk; ++j) {
+                const double pj = p32[p_index(b, h, t, j)];
+                const std::size_t i = std::size_t(t) * c.tk + j;
+                ds[i] = scale * pj * (dp[j] - dot);
+                ds_tol[i] = scale * pj * (dp_tol[j] + dot_tol + (std::abs(dp[j]) + dot_mag) * (c.tk + 8) * kU32) +
+                            r * std::abs(ds[i]);  // ∂s rounded to bf16 where its products round it
+              }
+            }
+            for (int t = 0; t < c.tq; ++t)
+              for (int e = 0; e < d_k; ++e) {
+                double sum = 0, tol = 0;
+                for (int j = 0; j < c.tk; ++j) {
+                  const std::size_t i = std::size_t(t) * c.tk + j;
+                  sum += ds[i] * k_at(b, j, h, e);
+                  tol += ds_tol[i] * std::abs(k_at(b, j, h, e)) +
+                         std::abs(ds[i] * k_at(b, j, h, e)) * (rp + (c.tk + 2) * kU32);
+                }
+                const std::size_t at = (std::size_t(b) * c.tq + t) * d.ld + h * d_k + e;
+                want_dq[at] = sum, tol_dq[at] = tol;
+              }
+            for (int j = 0; j < c.tk; ++j) {
+              for (int e = 0; e < d_k; ++e) {
+                double sum = 0, tol = 0;
+                for (int t = 0; t < c.tq; ++t) {
+                  const std::size_t i = std::size_t(t) * c.tk + j;
+                  sum += ds[i] * q_at(b, t, h, e);
+                  tol += ds_tol[i] * std::abs(q_at(b, t, h, e)) +
+                         std::abs(ds[i] * q_at(b, t, h, e)) * (rp + (c.tq + 2) * kU32);
+                }
+                const std::size_t at = (std::size_t(b) * c.tk + j) * d.ld + h * d_k + e;
+                want_dk[at] = sum, tol_dk[at] = tol;
+              }
+              for (int e = 0; e < d_v; ++e) {
+                double sum = 0, mag = 0;
+                for (int t = 0; t < c.tq; ++t) {
+                  const double term = p32[p_index(b, h, t, j)] * dctx[ctx_index(b, t, h, e)];
+                  sum += term, mag += std::abs(term);
+                }
+                const std::size_t at = (std::size_t(b) * c.tk + j) * d.ld + h * d_v + e;
+                want_dv[at] = sum, tol_dv[at] = mag * (rp + (c.tq + 2) * kU32);
+              }
+            }
+          }
+        Expected wq, wk, wv;
+        for (std::size_t i = 0; i < q_n; ++i) wq.add(want_dq[i], tol_dq[i]);
+        for (std::size_t i = 0; i < k_n; ++i) wk.add(want_dk[i], tol_dk[i]), wv.add(want_dv[i], tol_dv[i]);
+        wq.check(dq.host(), "dq");
+        wk.check(dk.host(), "dk");
+        wv.check(dv.host(), "dv");
+      }
+}
+void run_attention(Backend& be) { attention_case(be, false); }
+void run_attention_backward(Backend& be) { attention_case(be, true); }
+
 // ---- The table.
 
 struct OpCase {
@@ -1024,6 +1354,14 @@ const OpCase kCases[] = {
     OP_CASE(gather_weight_rows, "exact bits (f32, bf16, s8 with scales and row sums)"),
     OP_CASE(adam, "m 4u, v 6u; params 2u·|params| + 16u·|update| + m's and v's errors carried"),
     OP_CASE(moving_average, "3u·(|decay·average| + |(1 - decay)·x|)"),
+    // Declared outside ATTN_BACKEND_OPS (kOutsideTheList below).
+    OP_CASE(matmul,
+            "α·Σ|a·b|·(ra + rb + ra·rb + (k + 2)·u), r = 2^-8 for a float operand read in bf16; s8: a step of "
+            "A's row range/127 times Σ|w|"),
+    OP_CASE(attention,
+            "p: softmax's bound and e^{2δ} - 1 for the scores' error δ; ctx: p's error times |v| and the "
+            "product's rounding"),
+    OP_CASE(attention_backward, "each product's rounding (bf16 where it rounds) carried through ∂p, ∂s, ∂q, ∂k, ∂v"),
 };
 #undef OP_CASE
 
@@ -1033,7 +1371,10 @@ struct OpSignature {
   const char* params;
 };
 #define ATTN_OP_SIGNATURE(ret, name, params, args) OpSignature{#name, #params},
-const OpSignature kOps[] = {ATTN_BACKEND_OPS(ATTN_OP_SIGNATURE)};
+// The operations backend.h declares apart from the list (each a pure virtual of Backend too).
+const OpSignature kOps[] = {ATTN_BACKEND_OPS(ATTN_OP_SIGNATURE) OpSignature{"matmul", "(m, n, k, a, b, batch)"},
+                            OpSignature{"attention", "(a, mask, probs, ctx)"},
+                            OpSignature{"attention_backward", "(a, probs, dctx, dscores, dq, dk, dv)"}};
 #undef ATTN_OP_SIGNATURE
 
 bool covers(const OpCase& c, const OpSignature& op) {

@@ -29,6 +29,13 @@ void reference_gemm(bool ta, bool tb, int m, int n, int k, float alpha, const st
     }
 }
 
+// The tolerance of a product of inputs in [-1, 1] (|a·b| <= 1): fp32 for float32 sums, plus, on a
+// backend of precision bf16 (float inputs rounded to bfloat16, 2^-8 relatively each), |alpha|·k·
+// (2·2^-8 + 2^-16) for the k rounded products of each element.
+double tolerance(Backend& be, int k, float alpha, double fp32) {
+  return fp32 + (be.keeps_bf16_activations() ? std::abs(alpha) * k * (0x1p-7 + 0x1p-16) : 0.0);
+}
+
 class GemmTest : public ::testing::TestWithParam<Backend*> {};
 
 TEST_P(GemmTest, AllTransposesWithLeadingDimensionsAndBeta) {
@@ -48,7 +55,8 @@ TEST_P(GemmTest, AllTransposesWithLeadingDimensionsAndBeta) {
       auto got = testing::to_host(be, dc);
       for (int i = 0; i < m; ++i)
         for (int j = 0; j < n; ++j)
-          ASSERT_NEAR(got[i * ldc + j], expected[i * ldc + j], 1e-5) << "ta=" << ta << " tb=" << tb;
+          ASSERT_NEAR(got[i * ldc + j], expected[i * ldc + j], tolerance(be, k, 0.5f, 1e-5))
+              << "ta=" << ta << " tb=" << tb;
       // The padding between rows of C is never written.
       for (int i = 0; i < m; ++i)
         for (int j = n; j < ldc; ++j) ASSERT_EQ(got[i * ldc + j], c[i * ldc + j]);
@@ -56,7 +64,7 @@ TEST_P(GemmTest, AllTransposesWithLeadingDimensionsAndBeta) {
 }
 
 // x·Wᵀ (NT) with strided operands, against the reference; C's padding must stay untouched.
-void expect_rows_times_weights(Backend& be, int m, int n, int k, float beta, unsigned seed, double tolerance) {
+void expect_rows_times_weights(Backend& be, int m, int n, int k, float beta, unsigned seed, double fp32_tolerance) {
   const int lda = k + 3, ldb = k + 1, ldc = n + 2;
   auto a = random_values(static_cast<std::size_t>(m) * lda, seed);
   auto b = random_values(static_cast<std::size_t>(n) * ldb, seed + 1);
@@ -68,7 +76,8 @@ void expect_rows_times_weights(Backend& be, int m, int n, int k, float beta, uns
             nullptr);
   auto got = testing::to_host(be, dc);
   for (int i = 0; i < m; ++i) {
-    for (int j = 0; j < n; ++j) ASSERT_NEAR(got[i * ldc + j], expected[i * ldc + j], tolerance) << m << " " << beta;
+    for (int j = 0; j < n; ++j)
+      ASSERT_NEAR(got[i * ldc + j], expected[i * ldc + j], tolerance(be, k, 0.75f, fp32_tolerance)) << m << " " << beta;
     for (int j = n; j < ldc; ++j) ASSERT_EQ(got[i * ldc + j], c[i * ldc + j]);
   }
 }
@@ -118,7 +127,8 @@ TEST_P(GemmTest, TwoLevelBatchLikeAttentionHeads) {
     be.matmul(T, T, dk, 0.5f, f32_matrix(dq.data(), ld), f32_matrix(dkk.data(), ld, Trans::Yes), 0.25f, dc.data(), T,
               &batch);
     auto got = testing::to_host(be, dc);
-    for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], expected[i], 1e-5) << "ld=" << ld << " at " << i;
+    for (std::size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], expected[i], tolerance(be, dk, 0.5f, 1e-5)) << "ld=" << ld << " at " << i;
   }
 }
 
@@ -145,7 +155,8 @@ TEST_P(GemmTest, BatchedDecodingShapesAllTransposes) {
                   dc.data(), ldc, &batch);
         auto got = testing::to_host(be, dc);
         for (std::size_t i = 0; i < got.size(); ++i)
-          ASSERT_NEAR(got[i], expected[i], 1e-5) << "m=" << m << " ta=" << ta << " tb=" << tb << " at " << i;
+          ASSERT_NEAR(got[i], expected[i], tolerance(be, k, 0.5f, 1e-5))
+              << "m=" << m << " ta=" << ta << " tb=" << tb << " at " << i;
       }
 }
 
@@ -184,7 +195,7 @@ TEST_P(GemmTest, BatchedBlocksAllTransposesWithRaggedEdges) {
             for (int r = 0; r < m; ++r)
               for (int j = 0; j < n; ++j) {
                 const std::size_t at = i * sc + static_cast<std::size_t>(r) * ldc + j;
-                ASSERT_NEAR(got[at], expected[at], 1e-5)
+                ASSERT_NEAR(got[at], expected[at], tolerance(be, k, 0.5f, 1e-5))
                     << m << "x" << n << "x" << k << " ta=" << ta << " tb=" << tb << " beta=" << beta;
               }
         }

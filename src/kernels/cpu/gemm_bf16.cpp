@@ -33,11 +33,6 @@ bool bf16_matmul_supported() {
   return supported;
 }
 
-void gemm_bf16(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
-               float beta, float* c, int ldc) {
-  gemm_mixed(m, n, k, alpha, f32_matrix(a, lda, ta), f32_matrix(b, ldb, tb), beta, c, ldc);
-}
-
 void gemm_mixed(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, float* c,
                 int ldc) {
   const Trans ta = a.trans, tb = b.trans;

@@ -11,13 +11,11 @@ void matmul(MatmulPrecision precision, int m, int n, int k, float alpha, const M
 
 void gemm(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
           float beta, float* c, int ldc);
-// bf16 inputs, float32 accumulation and output (gemm_bf16.cpp); needs bf16_matmul_supported().
-// Products with m, n or k below kMinBf16Dim are computed in float32.
+// bf16 inputs, float32 accumulation and output (gemm_bf16.cpp), A and B each f32 or bf16 (bf16
+// read in place, f32 operands converted); needs bf16_matmul_supported(). Products with m, n or k
+// below kMinBf16Dim are computed in float32.
 extern const int kMinBf16Dim;
-void gemm_bf16(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
-               float beta, float* c, int ldc);
 bool bf16_matmul_supported();
-// The same with A and B each f32 or bf16 (bf16 read in place; f32 operands are converted).
 void gemm_mixed(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, float* c,
                 int ldc);
 void to_bf16(const float* x, std::int64_t n, Bf16* y);  // round to nearest even
