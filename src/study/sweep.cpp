@@ -106,8 +106,7 @@ SweepScoring parse_scoring(const Json& j, const std::string& source) {
       SearchOptions search;
       search.beam_size = b;
       search.length_penalty = static_cast<float>(a);
-      if (const auto problem = check(search))
-        throw_in(source, "'score." + problem->field + "': " + problem->message);
+      if (const auto problem = check(search)) throw_in(source, "'score." + problem->field + "': " + problem->message);
       SweepDecoding d{b, a};
       for (const auto& e : s.decodings)
         if (e.label() == d.label()) throw_in(source, "'score' asks for " + d.label() + " twice");
