@@ -5,14 +5,15 @@
 # buckets). Root (ip netns). Stop other work on the machine first (scripts/table3 --pause).
 #   bench/nodes_bench.sh SOURCE TARGET VOCAB [--presets "small base"] [--steps 12] [--batch-tokens 2048]
 #                        [--rates "1gbit 10gbit"] [--delay 0.1ms] [--allreduce "after_backward overlapped"]
-#                        [--bucket-mb 8] [--accumulate 1]
+#                        [--bucket-mb 8] [--accumulate 1] [--wire "fp32"]
 # e.g. after scripts/demo:
 #   bench/nodes_bench.sh runs/en-es/data/train.en runs/en-es/data/train.es runs/en-es/vocab.model
 # Per preset: 1 node x 1 core (batch_tokens B), then per rate 2 nodes x 1 core (B each: the global
 # batch 2B); target tokens/s and seconds per update over the updates after the second, the
 # allreduce's time per update, and the scaling efficiency: tokens/s of 2 nodes / (2 x 1 node's).
 # --accumulate K: every run (the 1-node one too) sums K batches an update: one allreduce for K
-# batches' compute.
+# batches' compute. --wire "fp32 bf16": each 2-node run with the gradient sent in each of these
+# (attn train --allreduce-precision).
 set -euo pipefail
 if [[ ${1:-} == -h || ${1:-} == --help || $# -lt 3 ]]; then
   sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
@@ -20,7 +21,7 @@ if [[ ${1:-} == -h || ${1:-} == --help || $# -lt 3 ]]; then
   exit 2
 fi
 src=$1 tgt=$2 vocab=$3; shift 3
-presets="small base" steps=12 batch=2048 rates="1gbit 10gbit" delay=0.1ms ways="after_backward overlapped" bucket=8 accumulate=1
+presets="small base" steps=12 batch=2048 rates="1gbit 10gbit" delay=0.1ms ways="after_backward overlapped" bucket=8 accumulate=1 wires=fp32
 while (($#)); do
   case "$1" in
     --presets) presets=$2; shift 2 ;;
@@ -31,6 +32,7 @@ while (($#)); do
     --allreduce) ways=$2; shift 2 ;;
     --bucket-mb) bucket=$2; shift 2 ;;
     --accumulate) accumulate=$2; shift 2 ;;
+    --wire) wires=$2; shift 2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -56,7 +58,7 @@ PY
 echo "$(grep -m1 "model name" /proc/cpuinfo | sed 's/.*: //'), $(nproc) cores; $("$attn" --version 2>/dev/null | head -1)"
 echo "batch_tokens $batch per node x accumulate $accumulate, $steps updates (the first 2 not timed), fp32, 1 thread per node, delay $delay"
 echo
-echo "| preset | nodes x cores | link | allreduce | target tok/s | s/update | allreduce ms/update (not hidden) | efficiency |"
+echo "| preset | nodes x cores | link | allreduce (gradient on the wire) | target tok/s | s/update | allreduce ms/update (not hidden) | efficiency |"
 echo "|---|---|---|---|---:|---:|---:|---:|"
 for preset in $presets; do
   taskset -c 0 "$attn" "${common[@]}" --preset "$preset" --run-dir "$work/$preset-1" >"$work/$preset-1.log" 2>&1 ||
@@ -75,11 +77,14 @@ for preset in $presets; do
       { cat "$work/up.log" >&2; exit 1; }
     link=$(scripts/nodes status --name "$name" | sed -n 1p | sed 's/.*), links //; s/, on .*//')
     for way in $ways; do
-      run=$work/$preset-2-$rate-$way
-      scripts/nodes run --name "$name" -- "$attn" "${common[@]}" --preset "$preset" --run-dir "$run" \
-        --allreduce "$way" --allreduce-bucket-mb "$bucket" >"$run.log" 2>&1 || { cat "$run.log" >&2; exit 1; }
-      read -r two two_s comm < <(measure "$run")
-      echo "| $preset | 2 x 1 | $link | $way | $two | $two_s | $comm | $(python3 -c "print(f'{$two / (2 * $one):.0%}')") |"
+      for wire in $wires; do
+        run=$work/$preset-2-$rate-$way-$wire
+        scripts/nodes run --name "$name" -- "$attn" "${common[@]}" --preset "$preset" --run-dir "$run" \
+          --allreduce "$way" --allreduce-bucket-mb "$bucket" --allreduce-precision "$wire" >"$run.log" 2>&1 ||
+          { cat "$run.log" >&2; exit 1; }
+        read -r two two_s comm < <(measure "$run")
+        echo "| $preset | 2 x 1 | $link | $way ($wire) | $two | $two_s | $comm | $(python3 -c "print(f'{$two / (2 * $one):.0%}')") |"
+      done
     done
     scripts/nodes down --name "$name" 2>/dev/null
   done

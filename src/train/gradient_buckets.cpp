@@ -8,8 +8,8 @@
 namespace attn {
 
 GradientBuckets::GradientBuckets(dist::Communicator& ranks, Backend& backend, float* grads, std::int64_t n,
-                                 std::int64_t bucket_floats, const float* earlier)
-    : ranks_(ranks), backend_(backend), grads_(grads), n_(n), bucket_(bucket_floats), earlier_(earlier) {
+                                 std::int64_t bucket_floats, dist::WirePrecision wire, const float* earlier)
+    : ranks_(ranks), backend_(backend), grads_(grads), n_(n), bucket_(bucket_floats), wire_(wire), earlier_(earlier) {
   ATTN_CHECK(bucket_floats > 0, "a gradient bucket holds at least one float");
 }
 
@@ -26,7 +26,7 @@ std::int64_t GradientBuckets::bucket_begin(int bucket) const {
 void GradientBuckets::start(int bucket) {
   const std::int64_t begin = bucket_begin(bucket), end = n_ - static_cast<std::int64_t>(bucket) * bucket_;
   if (earlier_) backend_.accumulate(earlier_ + begin, grads_ + begin, end - begin);
-  ranks_.start_sum(grads_ + begin, static_cast<std::size_t>(end - begin));
+  ranks_.start_sum(grads_ + begin, static_cast<std::size_t>(end - begin), wire_);
 }
 
 void GradientBuckets::final_from(std::int64_t first) {

@@ -16,8 +16,9 @@ class GradientBuckets {
   // at the buffer's start, takes what is left). Where earlier is given, each bucket first gets
   // earlier's part added (grads += earlier: the gradient of this rank's earlier batches of the
   // update, in the order the accumulation adds them), then goes out.
+  // wire: how each bucket travels (dist::WirePrecision).
   GradientBuckets(dist::Communicator& ranks, Backend& backend, float* grads, std::int64_t n, std::int64_t bucket_floats,
-                  const float* earlier = nullptr);
+                  dist::WirePrecision wire, const float* earlier = nullptr);
   // The backward pass is done with grads[first, n): starts the sum of every bucket inside that
   // range not yet started.
   void final_from(std::int64_t first);
@@ -36,6 +37,7 @@ class GradientBuckets {
   Backend& backend_;
   float* grads_;
   std::int64_t n_, bucket_;
+  dist::WirePrecision wire_;
   const float* earlier_;
   int started_ = 0;  // buckets 0 .. started_ - 1 are under way or done
 };

@@ -13,6 +13,7 @@ bool free_to_change(const std::string& key) {
                                           "threads",
                                           "allreduce",
                                           "allreduce_bucket_mb",
+                                          "allreduce_precision",
                                           "peer_timeout_seconds",
                                           "max_steps",
                                           "max_epochs",

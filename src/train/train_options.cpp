@@ -80,6 +80,11 @@ std::vector<OptionField> option_fields(TrainOptions& o) {
        "soon as the backward pass has finished it, while the earlier layers are still computed) or after_backward "
        "(one sum of the whole gradient after the backward pass)",
        &o.allreduce},
+      {"allreduce_precision",
+       "under mpirun, the gradient on the wire: fp32, or bf16 (half the bytes, for slow links: each rank's gradient "
+       "and each partial sum rounded to bfloat16, about 2^-8 relatively, as PyTorch DDP's bf16 compression; the "
+       "ranks then no longer sum what one process accumulating their batches sums to the bit)",
+       &o.allreduce_precision},
       {"allreduce_bucket_mb",
        "MB of gradient a bucket of the overlapped sum holds (the last layers' first; a gradient smaller than one "
        "bucket goes as one)",
@@ -308,6 +313,8 @@ void validate(const TrainOptions& o) {
   need(o.threads >= 0, "threads must be >= 0 (0: all cores)");
   need(o.allreduce == "overlapped" || o.allreduce == "after_backward",
        "allreduce must be \"overlapped\" or \"after_backward\", got \"" + o.allreduce + "\"");
+  need(o.allreduce_precision == "fp32" || o.allreduce_precision == "bf16",
+       "allreduce_precision must be \"fp32\" or \"bf16\", got \"" + o.allreduce_precision + "\"");
   need(o.allreduce_bucket_mb > 0 && o.allreduce_bucket_mb <= 65536,
        "allreduce_bucket_mb must be a size in MB above 0 and at most 65536 (for one sum after the backward pass, "
        "allreduce \"after_backward\"), got " +

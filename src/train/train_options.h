@@ -65,6 +65,9 @@ struct TrainOptions {
   // it. The same bits either way with 2 ranks.
   std::string allreduce = "overlapped";
   double allreduce_bucket_mb = 8;
+  // The gradient on the wire between ranks: "fp32", or "bf16" (half the bytes; each rank's gradient
+  // and each partial sum rounded to bfloat16: train/dist/communicator.h's WirePrecision).
+  std::string allreduce_precision = "fp32";
   // Across ranks: a rank that hears nothing from another for this long (its node down, its link
   // cut, its process stopped) ends, naming it (train/dist/peer_watch.h); 0: not watched.
   double peer_timeout_seconds = 60;

@@ -129,7 +129,7 @@ double Trainer::Run::accumulate_gradients(const GlobalBatch& batch) {
                               dropping ? o_.model.activation_dropout : 0.0f};
     Transformer::GradientsFinal final;
     if (overlapped && i + 1 == batch.mine) {
-      buckets.emplace(ranks_, be, model_->gradients(), n, bucket, i > 0 ? gradient_sum_.data() : nullptr);
+      buckets.emplace(ranks_, be, model_->gradients(), n, bucket, wire(), i > 0 ? gradient_sum_.data() : nullptr);
       final = [&](std::int64_t first) {
         const auto t0 = Clock::now();
         buckets->final_from(first);
@@ -147,7 +147,7 @@ double Trainer::Run::accumulate_gradients(const GlobalBatch& batch) {
     // What the backward pass did not hide: the sums still under way (all of them on a rank whose
     // share of the global batch was empty, which sends its zeros like the others).
     const auto t0 = Clock::now();
-    if (!buckets) buckets.emplace(ranks_, be, model_->gradients(), n, bucket);
+    if (!buckets) buckets.emplace(ranks_, be, model_->gradients(), n, bucket, wire());
     buckets->finish();
     window_comm_ += std::chrono::duration<double>(Clock::now() - t0).count();
   }
@@ -158,7 +158,7 @@ void Trainer::Run::sum_across_ranks(double& loss) {
   if (ranks_.size() == 1) return;
   const auto t0 = Clock::now();
   if (o_.allreduce != "overlapped")  // else summed during the backward pass
-    ranks_.sum(model_->gradients(), static_cast<std::size_t>(model_->parameter_count()));
+    ranks_.sum(model_->gradients(), static_cast<std::size_t>(model_->parameter_count()), wire());
   ranks_.sum(&loss, 1);
   window_comm_ += std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -203,7 +203,8 @@ void Trainer::Run::after_update() {
                   tps, clock_text(now).c_str(), eta >= 0 ? " | ETA " : "", eta >= 0 ? clock_text(eta).c_str() : "");
     log_ << line;
     if (ranks_.size() > 1) {
-      std::snprintf(line, sizeof line, " | %d ranks, allreduce %.0f%%", ranks_.size(), 100 * window_comm_ / secs);
+      std::snprintf(line, sizeof line, " | %d ranks, allreduce %.0f%%%s", ranks_.size(), 100 * window_comm_ / secs,
+                    wire() == dist::WirePrecision::bf16 ? " (bf16)" : "");
       log_ << line;
     }
     log_ << std::endl;

@@ -82,6 +82,9 @@ class Trainer::Run {
   void count_update(std::int64_t target_tokens);
 
   bool leader() const { return ranks_.rank() == 0; }
+  dist::WirePrecision wire() const {
+    return o_.allreduce_precision == "bf16" ? dist::WirePrecision::bf16 : dist::WirePrecision::fp32;
+  }
   // Training time so far (ATTN_TEST_FAULTS may have the clock count faster, or count updates).
   double elapsed() const { return clock_->elapsed(progress_.step); }
   void save();

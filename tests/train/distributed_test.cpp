@@ -111,6 +111,54 @@ TEST_F(Distributed, OverlappedBucketsWithAccumulationEqualOneSumAfterTheBackward
                       checkpoint_path(*dir_ / "acc-buckets" / "checkpoints", 20));
 }
 
+// The ranks' sum of floats in fp32 and in bf16 (blocking, and started in pieces then waited for),
+// on 2 ranks, against values worked by hand (wire_sum_check.cpp: ties to even, rounding before the
+// sum and after it, infinities and NaN, a long buffer).
+TEST_F(Distributed, TheSumOnTheWireInBf16IsRoundedAsWorkedByHand) {
+  const Args check{ATTN_WIRE_SUM_CHECK};
+  const int status = wait_for(spawn(mpirun({check, check}), *dir_ / "wire.log"), std::chrono::seconds(120));
+  const std::string log = read_all(*dir_ / "wire.log");
+  EXPECT_TRUE(succeeded(status)) << log;
+  EXPECT_NE(log.find("wire_sum_check rank 0: ok"), std::string::npos) << log;
+  EXPECT_NE(log.find("wire_sum_check rank 1: ok"), std::string::npos) << log;
+}
+
+// Two ranks sending their gradient in bf16 (--allreduce-precision bf16): the first update's loss is
+// one process's accumulating their batches (computed before any sum), the later ones move with the
+// gradient's rounding (2^-8) but stay within 2% of it; overlapped buckets and one sum after the
+// backward pass round each element the same way (the reduction is element-wise), so they agree to
+// the bit; the progress line says bf16.
+TEST_F(Distributed, TwoRanksWithBf16GradientsStayCloseToOneProcessAccumulating) {
+  const auto& t = *task_;
+  const int one =
+      wait_for(spawn(with(train_args(t, *dir_ / "bf16-one", 40), {"--accumulate", "2"}), *dir_ / "bf16-one.log"));
+  ASSERT_TRUE(succeeded(one)) << read_all(*dir_ / "bf16-one.log");
+  for (const auto& [name, how] : std::vector<std::pair<std::string, Args>>{
+           {"bf16-overlapped", {"--allreduce-precision", "bf16", "--allreduce-bucket-mb", "0.05"}},
+           {"bf16-after", {"--allreduce-precision", "bf16", "--allreduce", "after_backward"}}}) {
+    const Args two = with(train_args(t, *dir_ / name, 40), how);
+    const int status = wait_for(spawn(mpirun({two, two}), *dir_ / (name + ".log")));
+    const std::string log = read_all(*dir_ / (name + ".log"));
+    ASSERT_TRUE(succeeded(status)) << log;
+    EXPECT_NE(log.find("allreduce"), std::string::npos) << log;
+    EXPECT_NE(log.find("(bf16)"), std::string::npos) << log;
+  }
+  const auto a = losses(*dir_ / "bf16-one"), b = losses(*dir_ / "bf16-overlapped"), c = losses(*dir_ / "bf16-after");
+  ASSERT_EQ(a.size(), 40u);
+  ASSERT_EQ(b.size(), 40u);
+  ASSERT_EQ(c.size(), 40u);
+  EXPECT_EQ(a[0], b[0]);
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_NEAR(b[i], a[i], 0.02 * a[i]) << "loss at step " << i + 1;
+    EXPECT_EQ(b[i], c[i]) << "loss at step " << i + 1;
+    differ += b[i] != a[i];
+  }
+  EXPECT_GT(differ, 0u) << "bf16 on the wire changed nothing: was the gradient sent in fp32?";
+  expect_same_tensors(checkpoint_path(*dir_ / "bf16-overlapped" / "checkpoints", 40),
+                      checkpoint_path(*dir_ / "bf16-after" / "checkpoints", 40));
+}
+
 // SIGKILL of rank 1 ends the whole job quickly; --resume continues from the last checkpoint, with
 // 2 ranks or with 1 rank accumulating 2 batches, to the weights of a run never interrupted.
 TEST_F(Distributed, KilledRankStopsTheJobAndResumeReachesTheUninterruptedWeights) {

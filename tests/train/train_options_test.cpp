@@ -107,6 +107,13 @@ TEST(TrainOptions, AllreduceIsOverlappedOrAfterTheBackwardPassWithARealBucket) {
   }
   o.allreduce_bucket_mb = 0.5;
   EXPECT_EQ(error_of([&] { validate(o); }), "");
+  // The gradient on the wire: fp32 (the default) or bf16.
+  EXPECT_EQ(o.allreduce_precision, "fp32");
+  apply_options_json(nlohmann::json::parse(R"({"allreduce_precision": "fp16"})"), o, "test");
+  EXPECT_NE(error_of([&] { validate(o); }).find("allreduce_precision must be \"fp32\" or \"bf16\", got \"fp16\""),
+            std::string::npos);
+  o.allreduce_precision = "bf16";
+  EXPECT_EQ(error_of([&] { validate(o); }), "");
 }
 
 // The ranks' watch: off (0) or a timeout of at least a second (a heartbeat goes every tenth of

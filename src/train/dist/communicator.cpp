@@ -10,10 +10,10 @@ class SingleProcess final : public Communicator {
   int rank() const override { return 0; }
   int size() const override { return 1; }
   std::string description() const override { return "single process"; }
-  void sum(float*, std::size_t) override {}
+  void sum(float*, std::size_t, WirePrecision) override {}
   void sum(double*, std::size_t) override {}
   void sum(std::int64_t*, std::size_t) override {}
-  void start_sum(float*, std::size_t) override {}
+  void start_sum(float*, std::size_t, WirePrecision) override {}
   void wait_sums() override {}
   void broadcast(void*, std::size_t, int) override {}
   std::vector<std::string> gather_all(const std::string& mine) override { return {mine}; }
@@ -21,6 +21,8 @@ class SingleProcess final : public Communicator {
 };
 
 }  // namespace
+
+const char* to_string(WirePrecision wire) { return wire == WirePrecision::bf16 ? "bf16" : "fp32"; }
 
 std::unique_ptr<Communicator> single_process() { return std::make_unique<SingleProcess>(); }
 

@@ -1,8 +1,10 @@
 // The MPI communicator (Open MPI from Debian's libopenmpi-dev), and how a process learns whether
 // it was started as one of several ranks.
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -46,6 +48,29 @@ void check(int rc, const char* what) {
 // MPI counts are ints: long buffers go in pieces.
 constexpr std::size_t kPiece = std::size_t{1} << 30;
 
+// bfloat16 on the wire (WirePrecision::bf16): the top half of a float, rounded to nearest even
+// (a NaN stays a NaN: its payload's top bit set), and back exactly.
+std::uint16_t bf16_of(float x) {
+  const auto bits = std::bit_cast<std::uint32_t>(x);
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x0040u);
+  return static_cast<std::uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+}
+float float_of(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
+void round_to_wire(const float* x, std::size_t n, std::uint16_t* w) {
+  for (std::size_t i = 0; i < n; ++i) w[i] = bf16_of(x[i]);
+}
+void widen_from_wire(const std::uint16_t* w, std::size_t n, float* x) {
+  for (std::size_t i = 0; i < n; ++i) x[i] = float_of(w[i]);
+}
+// MPI's reduction of two bf16 buffers: each pair summed in float32 (exact for two bf16 values
+// within 2^16 of each other's exponent, else one rounding), the sum rounded to bf16. Commutative:
+// a + b and b + a are the same float.
+void bf16_sum(void* in, void* inout, int* length, MPI_Datatype*) {
+  const auto* a = static_cast<const std::uint16_t*>(in);
+  auto* b = static_cast<std::uint16_t*>(inout);
+  for (int i = 0; i < *length; ++i) b[i] = bf16_of(float_of(a[i]) + float_of(b[i]));
+}
+
 class Mpi final : public Communicator {
  public:
   Mpi() {
@@ -65,11 +90,13 @@ class Mpi final : public Communicator {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    check(MPI_Op_create(&bf16_sum, /*commute=*/1, &bf16_sum_), "MPI_Op_create");
   }
   ~Mpi() override {
     sums_.reset();  // the thread ends before MPI does
     int finalised = 0;
     MPI_Finalized(&finalised);
+    if (!finalised) MPI_Op_free(&bf16_sum_);
     if (owner_ && !finalised) MPI_Finalize();
   }
   int rank() const override { return rank_; }
@@ -82,16 +109,25 @@ class Mpi final : public Communicator {
     if (const auto comma = v.find(','); comma != std::string::npos) v.resize(comma);
     return "MPI (" + v + ")";
   }
-  void sum(float* data, std::size_t n) override { reduce(data, n, MPI_FLOAT); }
+  void sum(float* data, std::size_t n, WirePrecision wire) override {
+    if (wire == WirePrecision::fp32) return reduce(data, n, MPI_FLOAT);
+    std::vector<std::uint16_t> w(n);
+    round_to_wire(data, n, w.data());
+    for (std::size_t done = 0; done < n; done += kPiece)
+      check(MPI_Allreduce(MPI_IN_PLACE, w.data() + done, static_cast<int>(std::min(kPiece, n - done)), MPI_UINT16_T,
+                          bf16_sum_, MPI_COMM_WORLD),
+            "MPI_Allreduce");
+    widen_from_wire(w.data(), n, data);
+  }
   void sum(double* data, std::size_t n) override { reduce(data, n, MPI_DOUBLE); }
   void sum(std::int64_t* data, std::size_t n) override { reduce(data, n, MPI_INT64_T); }
-  void start_sum(float* data, std::size_t n) override {
+  void start_sum(float* data, std::size_t n, WirePrecision wire) override {
     if (!threaded_) {  // an MPI without MPI_THREAD_SERIALIZED: the sum at once, nothing hidden
-      reduce(data, n, MPI_FLOAT);
+      sum(data, n, wire);
       return;
     }
-    if (!sums_) sums_ = std::make_unique<SumThread>();
-    for (std::size_t done = 0; done < n; done += kPiece) sums_->start(data + done, std::min(kPiece, n - done));
+    if (!sums_) sums_ = std::make_unique<SumThread>(bf16_sum_);
+    for (std::size_t done = 0; done < n; done += kPiece) sums_->start(data + done, std::min(kPiece, n - done), wire);
   }
   void wait_sums() override {
     if (sums_) sums_->wait();
@@ -142,7 +178,7 @@ class Mpi final : public Communicator {
   // thread none outside that span: MPI_THREAD_SERIALIZED.
   class SumThread {
    public:
-    SumThread() : thread_([this] { loop(); }) {}
+    explicit SumThread(MPI_Op bf16_sum) : bf16_sum_(bf16_sum), thread_([this] { loop(); }) {}
     ~SumThread() {
       {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -151,10 +187,10 @@ class Mpi final : public Communicator {
       wake_.notify_all();
       thread_.join();
     }
-    void start(float* data, std::size_t n) {
+    void start(float* data, std::size_t n, WirePrecision wire) {
       {
         std::lock_guard<std::mutex> lock(mutex_);
-        queued_.emplace_back(data, n);
+        queued_.push_back({data, n, wire});
         ++pending_;
       }
       wake_.notify_all();
@@ -172,8 +208,19 @@ class Mpi final : public Communicator {
 
    private:
     static constexpr auto kPoll = std::chrono::microseconds(500);
+    struct Sum {
+      float* data;
+      std::size_t n;
+      WirePrecision wire;
+    };
+    // A sum under way in bf16: its buffer on the wire, widened back into data when all are done.
+    struct OnTheWire {
+      float* data;
+      std::vector<std::uint16_t> wire;
+    };
     void loop() {
       std::vector<MPI_Request> requests;
+      std::vector<OnTheWire> bf16;
       std::unique_lock<std::mutex> lock(mutex_);
       for (;;) {
         wake_.wait(lock, [&] { return stop_ || !queued_.empty(); });
@@ -183,17 +230,30 @@ class Mpi final : public Communicator {
           queued_.clear();
           lock.unlock();
           std::string error;
-          for (const auto& [data, n] : starting) {
+          for (const Sum& s : starting) {
             requests.push_back(MPI_REQUEST_NULL);
-            const int rc = MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
-                                          &requests.back());
+            int rc = MPI_SUCCESS;
+            if (s.wire == WirePrecision::fp32) {
+              rc = MPI_Iallreduce(MPI_IN_PLACE, s.data, static_cast<int>(s.n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
+                                  &requests.back());
+            } else {
+              bf16.push_back({s.data, std::vector<std::uint16_t>(s.n)});
+              round_to_wire(s.data, s.n, bf16.back().wire.data());
+              rc = MPI_Iallreduce(MPI_IN_PLACE, bf16.back().wire.data(), static_cast<int>(s.n), MPI_UINT16_T, bf16_sum_,
+                                  MPI_COMM_WORLD, &requests.back());
+            }
             if (rc != MPI_SUCCESS && error.empty()) error = mpi_error(rc, "MPI_Iallreduce");
           }
           int all = 0;
           const int rc = MPI_Testall(static_cast<int>(requests.size()), requests.data(), &all, MPI_STATUSES_IGNORE);
           if (rc != MPI_SUCCESS && error.empty()) error = mpi_error(rc, "MPI_Testall");
           const bool finished = all || !error.empty();
-          if (finished) requests.clear();
+          if (finished) {
+            requests.clear();
+            if (error.empty())
+              for (const OnTheWire& w : bf16) widen_from_wire(w.wire.data(), w.wire.size(), w.data);
+            bf16.clear();
+          }
           lock.lock();
           if (!error.empty() && error_.empty()) error_ = error;
           if (finished && queued_.empty()) {
@@ -210,8 +270,9 @@ class Mpi final : public Communicator {
     }
     std::mutex mutex_;
     std::condition_variable wake_, done_;
-    std::vector<std::pair<float*, std::size_t>> queued_;  // handed over, not yet started
-    int pending_ = 0;                                     // handed over since the last wait, not yet done
+    MPI_Op bf16_sum_;
+    std::vector<Sum> queued_;  // handed over, not yet started
+    int pending_ = 0;          // handed over since the last wait, not yet done
     bool stop_ = false;
     std::string error_;
     std::thread thread_;
@@ -220,6 +281,7 @@ class Mpi final : public Communicator {
   int rank_ = 0, size_ = 1;
   bool owner_ = false;
   bool threaded_ = false;            // MPI_THREAD_SERIALIZED: the sums move on in a thread
+  MPI_Op bf16_sum_ = MPI_OP_NULL;    // WirePrecision::bf16's reduction
   std::unique_ptr<SumThread> sums_;  // started with the first nonblocking sum
 };
 #endif
