@@ -1,26 +1,37 @@
 #include "document/model_sentences.h"
 
+#include <algorithm>
+
 #include "decode/attention_export.h"
 #include "decode/attention_records.h"
-#include "decode/forced_decoding.h"
 #include "inspect/attention_record.h"
 
 namespace attn::document {
 
-ModelSentences::ModelSentences(const LoadedModel& model, BatchTranslatorOptions options)
-    : model_(model), options_(std::move(options)), plain_(*model.model, *model.vocabulary, [&] {
-        BatchTranslatorOptions o = options_;
-        o.search.n_best = 1;
-        o.export_attention = false;
-        return o;
-      }()) {
-  options_.search.n_best = 1;
-  const ModelConfig& config = model.model->config();
+namespace {
+
+// The cross-attention word alignment reads: the default layer's, every head (their mean).
+AttentionSelection alignment_selection(const ModelConfig& config) {
   AttentionSelection cross;
   cross.layers = {inspect::default_alignment_layer(config.decoder_layers)};
-  align_ = resolve_alignment(config, cross, -1, "mean", 0);
-  options_.attention = cross;
+  return cross;
 }
+
+BatchTranslatorOptions with_attention(BatchTranslatorOptions o, const ModelConfig& config, bool exported) {
+  o.search.n_best = 1;
+  o.export_attention = exported;
+  if (exported) o.attention = alignment_selection(config);
+  return o;
+}
+
+}  // namespace
+
+ModelSentences::ModelSentences(const LoadedModel& model, BatchTranslatorOptions options)
+    : model_(model),
+      plain_(*model.model, *model.vocabulary, with_attention(options, model.model->config(), false)),
+      aligned_(*model.model, *model.vocabulary, with_attention(options, model.model->config(), true)),
+      align_(resolve_alignment(model.model->config(), alignment_selection(model.model->config()), -1, "mean", 0)),
+      max_input_tokens_(options.max_input_tokens) {}
 
 ModelSentences::~ModelSentences() = default;
 
@@ -29,13 +40,19 @@ int ModelSentences::count_tokens(std::string_view text) const {
 }
 
 int ModelSentences::max_input_tokens() const {
-  return options_.max_input_tokens > 0 ? options_.max_input_tokens : model_.model->config().max_positions - 1;
+  return max_input_tokens_ > 0 ? max_input_tokens_ : model_.model->config().max_positions - 1;
 }
 
 std::vector<SentenceTranslation> ModelSentences::operator()(const std::vector<std::string>& sentences,
                                                             const std::vector<bool>& alignment) {
-  std::vector<BatchTranslation> got = plain_.translate(sentences);
-  const BatchStatistics& s = plain_.statistics();
+  // Sentences with markup to place need their translation's word alignment: the search then keeps
+  // the cross-attention of the alignment layer for the hypothesis it outputs (one [rows, heads,
+  // keys] copy a step), and the same sentences, in the same batches, give the same translations
+  // with it as without it.
+  const bool aligned = std::find(alignment.begin(), alignment.end(), true) != alignment.end();
+  BatchTranslator& translator = aligned ? aligned_ : plain_;
+  std::vector<BatchTranslation> got = translator.translate(sentences);
+  const BatchStatistics& s = translator.statistics();
   totals_.sentences += s.sentences, totals_.source_tokens += s.source_tokens;
   totals_.target_tokens += s.target_tokens, totals_.seconds += s.seconds;
   totals_.batches += s.batches, totals_.output_rows += s.output_rows;
@@ -43,26 +60,10 @@ std::vector<SentenceTranslation> ModelSentences::operator()(const std::vector<st
   for (std::size_t i = 0; i < sentences.size(); ++i) {
     out[i].text = got[i].text;
     out[i].cropped = got[i].cropped;
-  }
-  // The alignment of each best translation, from the cross-attention of the model reading it again
-  // (forced decoding): the same weights the search computed for it, at a fraction of what keeping
-  // every beam's attention through the search would cost.
-  std::vector<std::size_t> which;
-  std::vector<std::vector<std::int32_t>> sources, targets;
-  for (std::size_t i = 0; i < sentences.size(); ++i)
-    if (alignment[i] && !got[i].n_best.empty()) {
-      which.push_back(i);
-      sources.push_back(got[i].source_ids);
-      targets.push_back(got[i].n_best.front().tokens);
-    }
-  if (which.empty()) return out;
-  std::vector<ForcedDecoding> forced = force_decode(*model_.model, sources, targets, 32, &options_.attention,
-                                                    /*scores=*/false);
-  for (std::size_t k = 0; k < which.size(); ++k) {
-    const std::size_t i = which[k];
+    if (!alignment[i] || got[i].n_best.empty()) continue;
     const inspect::AttentionRecord record =
-        forced_decoding_record(*model_.vocabulary, static_cast<std::int64_t>(i) + 1, sentences[i], out[i].text,
-                               sources[k], targets[k], std::move(forced[k]));
+        translation_record(*model_.vocabulary, static_cast<std::int64_t>(i) + 1, sentences[i], out[i].text,
+                           got[i].source_ids, got[i].n_best, std::move(got[i].attention));
     for (const inspect::Link& link : inspect::align_record(record, align_))
       out[i].links.push_back({link.source, link.target});
   }

@@ -1,7 +1,7 @@
 #pragma once
 // A loaded model as the SentenceTranslator of documents: the batch translator of attn translate,
 // and for sentences with markup to place the word alignment of each translation, read off the
-// cross-attention of the alignment layer as the model reads the translation again.
+// cross-attention of the alignment layer that the search computed for it.
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,9 +30,10 @@ class ModelSentences {
 
  private:
   const LoadedModel& model_;
-  BatchTranslatorOptions options_;
-  BatchTranslator plain_;
+  BatchTranslator plain_;    // no attention kept
+  BatchTranslator aligned_;  // the alignment layer's cross-attention kept for the output
   inspect::AlignmentOptions align_;
+  int max_input_tokens_;
   BatchStatistics totals_;
 };
 
