@@ -8,14 +8,30 @@
 
 namespace attn::document {
 
-namespace {
-
-// The cross-attention word alignment reads: the default layer's, every head (their mean).
 AttentionSelection alignment_selection(const ModelConfig& config) {
   AttentionSelection cross;
   cross.layers = {inspect::default_alignment_layer(config.decoder_layers)};
   return cross;
 }
+
+inspect::AlignmentOptions alignment_options(const ModelConfig& config) {
+  return resolve_alignment(config, alignment_selection(config), -1, "mean", 0);
+}
+
+std::vector<std::pair<int, int>> translation_links(const data::Vocabulary& vocabulary, const std::string& source,
+                                                   const std::string& target,
+                                                   const std::vector<std::int32_t>& source_ids,
+                                                   const std::vector<Hypothesis>& n_best,
+                                                   std::vector<inspect::AttentionMatrix> attention,
+                                                   const inspect::AlignmentOptions& align) {
+  const inspect::AttentionRecord record =
+      translation_record(vocabulary, 1, source, target, source_ids, n_best, std::move(attention));
+  std::vector<std::pair<int, int>> links;
+  for (const inspect::Link& link : inspect::align_record(record, align)) links.emplace_back(link.source, link.target);
+  return links;
+}
+
+namespace {
 
 BatchTranslatorOptions with_attention(BatchTranslatorOptions o, const ModelConfig& config, bool exported) {
   o.search.n_best = 1;
@@ -30,7 +46,7 @@ ModelSentences::ModelSentences(const LoadedModel& model, BatchTranslatorOptions 
     : model_(model),
       plain_(*model.model, *model.vocabulary, with_attention(options, model.model->config(), false)),
       aligned_(*model.model, *model.vocabulary, with_attention(options, model.model->config(), true)),
-      align_(resolve_alignment(model.model->config(), alignment_selection(model.model->config()), -1, "mean", 0)),
+      align_(alignment_options(model.model->config())),
       max_input_tokens_(options.max_input_tokens) {}
 
 ModelSentences::~ModelSentences() = default;
@@ -61,11 +77,8 @@ std::vector<SentenceTranslation> ModelSentences::operator()(const std::vector<st
     out[i].text = got[i].text;
     out[i].cropped = got[i].cropped;
     if (!alignment[i] || got[i].n_best.empty()) continue;
-    const inspect::AttentionRecord record =
-        translation_record(*model_.vocabulary, static_cast<std::int64_t>(i) + 1, sentences[i], out[i].text,
-                           got[i].source_ids, got[i].n_best, std::move(got[i].attention));
-    for (const inspect::Link& link : inspect::align_record(record, align_))
-      out[i].links.push_back({link.source, link.target});
+    out[i].links = translation_links(*model_.vocabulary, sentences[i], out[i].text, got[i].source_ids, got[i].n_best,
+                                     std::move(got[i].attention), align_);
   }
   return out;
 }

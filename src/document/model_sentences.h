@@ -4,6 +4,7 @@
 // cross-attention of the alignment layer that the search computed for it.
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "decode/model_directory.h"
@@ -36,6 +37,19 @@ class ModelSentences {
   int max_input_tokens_;
   BatchStatistics totals_;
 };
+
+// What documents' word alignment reads, on every face (attn translate, the APIs, the service): the
+// default alignment layer's cross-attention, every head (their mean; docs/alignment.md).
+AttentionSelection alignment_selection(const ModelConfig& config);
+inspect::AlignmentOptions alignment_options(const ModelConfig& config);
+// The (source word, target word) links of a translation's best hypothesis (n_best: best first),
+// from the attention the search exported for it with alignment_selection.
+std::vector<std::pair<int, int>> translation_links(const data::Vocabulary& vocabulary, const std::string& source,
+                                                   const std::string& target,
+                                                   const std::vector<std::int32_t>& source_ids,
+                                                   const std::vector<Hypothesis>& n_best,
+                                                   std::vector<inspect::AttentionMatrix> attention,
+                                                   const inspect::AlignmentOptions& align);
 
 // The DocumentOptions that go with a model: its source language's sentence rules (unless
 // `language` names one), sentences cut at its input limit.

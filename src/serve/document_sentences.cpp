@@ -2,9 +2,7 @@
 
 #include <algorithm>
 
-#include "decode/attention_export.h"
-#include "decode/attention_records.h"
-#include "inspect/word_alignment.h"
+#include "document/model_sentences.h"
 #include "serve/encoded_texts.h"
 
 namespace attn::serve {
@@ -20,26 +18,20 @@ document::SentenceTranslator queue_sentences(TranslationQueue& queue, int model,
     // as without it), and the links are read off that.
     const bool aligned = std::find(alignment.begin(), alignment.end(), true) != alignment.end();
     const ModelConfig& config = served.loaded.model->config();
-    AttentionSelection cross;
-    cross.layers = {inspect::default_alignment_layer(config.decoder_layers)};
     options.export_attention = aligned;
-    options.attention = aligned ? cross : AttentionSelection{};
+    options.attention = aligned ? document::alignment_selection(config) : AttentionSelection{};
     const EncodedTexts sources = encode_texts(served.loaded, sentences, /*crop=*/true);
     auto results = queue.translate(model, options, sources.ids, deadline);
     const data::Vocabulary& vocabulary = *served.loaded.vocabulary;
     std::vector<document::SentenceTranslation> out(sentences.size());
-    const inspect::AlignmentOptions align =
-        aligned ? resolve_alignment(config, cross, -1, "mean", 0) : inspect::AlignmentOptions{};
+    const inspect::AlignmentOptions align = aligned ? document::alignment_options(config) : inspect::AlignmentOptions{};
     for (std::size_t i = 0; i < sentences.size(); ++i) {
       out[i].cropped = sources.cropped[i];
       if (results[i].n_best.empty()) continue;
       out[i].text = vocabulary.decode_line(results[i].n_best.front().tokens);
       if (!alignment[i]) continue;
-      const inspect::AttentionRecord record =
-          translation_record(vocabulary, static_cast<std::int64_t>(i) + 1, sentences[i], out[i].text, sources.ids[i],
-                             results[i].n_best, std::move(results[i].attention));
-      for (const inspect::Link& link : inspect::align_record(record, align))
-        out[i].links.push_back({link.source, link.target});
+      out[i].links = document::translation_links(vocabulary, sentences[i], out[i].text, sources.ids[i],
+                                                 results[i].n_best, std::move(results[i].attention), align);
     }
     return out;
   };
