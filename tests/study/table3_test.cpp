@@ -791,5 +791,56 @@ TEST(Table3Script, ABackgroundStudyPausesAndResumesToTheSameBits) {
   fs::remove_all(dir);
 }
 
+// A pause that lands while attn train is starting (before it listens for signals: it inherits
+// SIGINT ignored, as every background job of a script does) still stops the study at once, without
+// a record, and the study goes on from there. An attn that takes 2 s to start (a wrapper that waits,
+// then runs the real one) holds that moment open.
+TEST(Table3Script, APauseWhileTheTrainingStartsStopsTheStudy) {
+  const ScriptStudy t = script_study("pause_at_start");
+  ASSERT_FALSE(::testing::Test::HasFailure());
+  const fs::path& dir = t.dir;
+  auto slurp = [&](const std::string& name) { return t.slurp(name); };
+  auto sh = [&](const std::string& command, const std::string& log) {
+    return std::system(("cd " + dir.string() + " && " + command + " > " + log + " 2>&1").c_str());
+  };
+  const fs::path wrapper = dir / "slow-attn";
+  {
+    std::ofstream out(wrapper);
+    out << "#!/bin/bash\nif [[ $1 == train ]]; then : > " << (dir / "train-starting").string()
+        << "; sleep 2; fi\nexec " << ATTN_BINARY << " \"$@\"\n";
+  }
+  fs::permissions(wrapper, fs::perms::owner_all, fs::perm_options::add);
+  const std::string script = t.script + " --attn " + wrapper.string() +
+                             " --preset quick --rows base --second-seed '' --steps 40 --records records";
+  const fs::path record = dir / "records" / "runs" / "base.seed1" / "record.json";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
+  auto wait_for = [&](const std::function<bool()>& state) {
+    while (!state() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return state();
+  };
+
+  ASSERT_EQ(sh(script + " --background --nice 0", "start.log"), 0) << slurp("start.log");
+  ASSERT_TRUE(wait_for([&] { return fs::exists(dir / "train-starting"); })) << slurp("study/study.log");
+  ASSERT_EQ(sh(script + " --pause", "pause.log"), 0) << slurp("pause.log");
+  EXPECT_NE(slurp("pause.log").find("table3: paused"), std::string::npos) << slurp("pause.log");
+  EXPECT_FALSE(fs::exists(record)) << slurp("study/study.log");
+  EXPECT_NE(slurp("study/study.log").find("table3: stopped"), std::string::npos) << slurp("study/study.log");
+  // Stopped there, not after training to the end (which, in a real study, is hours).
+  EXPECT_EQ(slurp("study/study.log").find("training stopped (max_steps)"), std::string::npos)
+      << slurp("study/study.log");
+
+  fs::remove(dir / "train-starting");
+  ASSERT_EQ(sh(script + " --background --nice 0", "start2.log"), 0) << slurp("start2.log");
+  ASSERT_TRUE(wait_for([&] {
+    return sh(script + " --status", "status.log") == 0 &&
+           slurp("status.log").find("study: not running") != std::string::npos;
+  }));
+  EXPECT_TRUE(fs::exists(record)) << slurp("study/study.log");
+  EXPECT_NE(slurp("study/study.log").find("training stopped (max_steps) at step 40"), std::string::npos)
+      << slurp("study/study.log");
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace attn::study
