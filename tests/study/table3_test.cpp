@@ -806,8 +806,8 @@ TEST(Table3Script, APauseWhileTheTrainingStartsStopsTheStudy) {
   const fs::path wrapper = dir / "slow-attn";
   {
     std::ofstream out(wrapper);
-    out << "#!/bin/bash\nif [[ $1 == train ]]; then : > " << (dir / "train-starting").string()
-        << "; sleep 2; fi\nexec " << ATTN_BINARY << " \"$@\"\n";
+    out << "#!/bin/bash\nif [[ $1 == train ]]; then : > " << (dir / "train-starting").string() << "; sleep 2; fi\nexec "
+        << ATTN_BINARY << " \"$@\"\n";
   }
   fs::permissions(wrapper, fs::perms::owner_all, fs::perm_options::add);
   const std::string script = t.script + " --attn " + wrapper.string() +
