@@ -164,15 +164,12 @@ void IncrementalDecoder::set_output_ids(std::vector<std::int32_t> ids) {
   output_layer_ = nn::Linear{};
   output_layer_.in = static_cast<int>(d);
   output_layer_.out = static_cast<int>(n);
-  if (weights.dtype == DType::f32)
-    output_layer_.weight = reinterpret_cast<const float*>(output_rows_.data());
-  else
-    output_layer_.weight_s8 = {output_rows_.data(),
-                               weights.dtype,
-                               d,
-                               Trans::Yes,
-                               s8 ? output_scales_.data() : nullptr,
-                               s8 ? output_row_sums_.data() : nullptr};
+  output_layer_.weight = {output_rows_.data(),
+                          weights.dtype,
+                          d,
+                          Trans::No,
+                          s8 ? output_scales_.data() : nullptr,
+                          s8 ? output_row_sums_.data() : nullptr};
 }
 
 int IncrementalDecoder::output_column(std::int32_t id) const {

@@ -170,17 +170,9 @@ struct AdamHyper {
      (const float* dy, const float* x, const float* mean, const float* rstd, const float* gamma, float* dx,          \
       float* dgamma, float* dbeta, std::int64_t rows, int cols),                                                     \
      (dy, x, mean, rstd, gamma, dx, dgamma, dbeta, rows, cols))                                                      \
-  /* Attention: scores [batch, heads, tq, tk] are scaled, masked and turned into probabilities in */                 \
-  /* place; masked entries become exactly 0. */                                                                      \
-  OP(void, attention_softmax,                                                                                        \
-     (float* scores, int batch, int heads, int tq, int tk, const AttentionMask& mask, float scale),                  \
-     (scores, batch, heads, tq, tk, mask, scale))                                                                    \
   /* probs [rows, heads, keys] = softmax(q·kᵀ/√d_k) under the mask (0 outside it) and ctx */                    \
   /* [rows, heads·d_v] = probs · v, for one query per row over cached keys (CachedAttention). */                   \
   OP(void, cached_attention, (const CachedAttention& a, float* probs, float* ctx), (a, probs, ctx))                  \
-  /* In place: dprobs becomes dL/dscores (including the scale) given the probabilities. */                           \
-  OP(void, attention_softmax_backward, (float* dprobs, const float* probs, std::int64_t rows, int tk, float scale),  \
-     (dprobs, probs, rows, tk, scale))                                                                               \
   /* out[r] = table[ids[r]] * scale + (positions ? positions[r % seq_len] : 0), rows = n; the table */               \
   /* [vocab, dim] f32 or s8 (each row times its scale). */                                                           \
   OP(void, embedding,                                                                                                \

@@ -78,24 +78,20 @@ void Transformer::bind_layers() {
   const ModelConfig& c = config_;
   float* grads = grads_.size() ? grads_.data() : nullptr;
   const bool int8 = weights_ == WeightFormat::int8;
-  // A quantized matrix has no float value (null) but an s8 operand.
-  auto value = [&](const std::string& name) -> const float* {
-    return int8 && quantized_->contains(name) ? nullptr : float_tensor(name);
+  auto value = [&](const std::string& name) -> const float* { return float_tensor(name); };
+  // A weight matrix [rows, cols]: its s8 rows where the model was quantized, else its floats.
+  auto matrix = [&](const std::string& name, int cols) {
+    return int8 && quantized_->contains(name) ? quantized_->matrix(name, Trans::No) : f32_matrix(value(name), cols);
   };
   auto grad = [&](const std::string& name) -> float* { return grads ? grads + layout_.find(name).offset : nullptr; };
-  auto s8 = [&](const std::string& name, Trans trans) {
-    return int8 && quantized_->contains(name) ? quantized_->matrix(name, trans) : MatrixRef{};
-  };
   // A fused product's weight and bias start at its first part (the layout keeps parts adjacent).
   auto fused = [&](const std::string& p, const std::string& first, int in, int out) {
-    nn::Linear l{value(p + first + ".weight"),
-                 value(p + first + ".bias"),
-                 grad(p + first + ".weight"),
-                 grad(p + first + ".bias"),
-                 in,
-                 out};
-    l.weight_s8 = s8(p + first + ".weight", Trans::Yes);
-    return l;
+    return nn::Linear{matrix(p + first + ".weight", in),
+                      value(p + first + ".bias"),
+                      grad(p + first + ".weight"),
+                      grad(p + first + ".bias"),
+                      in,
+                      out};
   };
   auto linear = [&](const std::string& p, int in, int out) { return fused(p, "", in, out); };
   auto norm = [&](const std::string& p) {
@@ -103,8 +99,8 @@ void Transformer::bind_layers() {
                                grad(p + ".bias"),    c.d_model,          c.layernorm_eps};
   };
   const int d = c.d_model, hk = c.heads * c.d_k, hv = c.heads * c.d_v;
-  embedding_ = {value("embedding.weight"),        grad("embedding.weight"),         c.vocab_size, d,
-                std::sqrt(static_cast<float>(d)), s8("embedding.weight", Trans::No)};
+  embedding_ = {matrix("embedding.weight", d), grad("embedding.weight"), c.vocab_size, d,
+                std::sqrt(static_cast<float>(d))};
   encoder_.assign(c.encoder_layers, {});
   for (int i = 0; i < c.encoder_layers; ++i) {
     const std::string p = "encoder.layers." + std::to_string(i) + ".";

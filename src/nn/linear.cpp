@@ -25,6 +25,7 @@ void Linear::forward(Backend& be, Activations x, std::int64_t rows, float* y, bo
 
 void Linear::backward(Backend& be, Activations x, Activations dy, std::int64_t rows, float* dx, bool accumulate_dx,
                       Bf16* dy_bf16) const {
+  ATTN_CHECK(weight.dtype == DType::f32, "a layer with int8 weights has no backward pass (inference only)");
   const int r = static_cast<int>(rows);
   // g: the gradient as both products read it.
   Activations g = dy;
@@ -41,8 +42,7 @@ void Linear::backward(Backend& be, Activations x, Activations dy, std::int64_t r
     be.bias_grad(static_cast<const float*>(dy.data), rows, out, bias_grad, nullptr, DType::f32);
   }
   be.matmul(out, in, r, 1.0f, g.matrix(out, Trans::Yes), x.matrix(in), 1.0f, weight_grad, in, nullptr);
-  if (dx)
-    be.matmul(r, in, out, 1.0f, g.matrix(out), f32_matrix(weight, in), accumulate_dx ? 1.0f : 0.0f, dx, in, nullptr);
+  if (dx) be.matmul(r, in, out, 1.0f, g.matrix(out), weight, accumulate_dx ? 1.0f : 0.0f, dx, in, nullptr);
 }
 
 }  // namespace attn::nn

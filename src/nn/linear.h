@@ -8,17 +8,21 @@
 namespace attn::nn {
 
 struct Linear {
-  const float* weight = nullptr;  // [out, in]
-  const float* bias = nullptr;    // [out]; none if null
+  // W [out, in] as stored, its type explicit: float (f32_matrix(w, in): what training reads and
+  // updates), or, for inference with int8 weights, s8 rows with their scales and row sums
+  // (s8_matrix: forward only).
+  MatrixRef weight{};
+  const float* bias = nullptr;  // [out]; none if null
   float* weight_grad = nullptr;
   float* bias_grad = nullptr;
   int in = 0, out = 0;
-  // Inference with int8 weights: W as s8 rows with their scales (Backend's DType::s8), used by
-  // forward in place of `weight` when set (data not null). No backward.
-  MatrixRef weight_s8{};
 
-  // W as the product's right operand (transposed): weight_s8 where set, else weight.
-  MatrixRef weight_operand() const { return weight_s8.data ? weight_s8 : f32_matrix(weight, in, Trans::Yes); }
+  // W as the product's right operand (transposed).
+  MatrixRef weight_operand() const {
+    MatrixRef w = weight;
+    w.trans = Trans::Yes;
+    return w;
+  }
 
   // y [rows, out] (row stride ldy, default out) = x [rows, in] · Wᵀ + b, optionally through ReLU
   // (without a bias: no ReLU either). x is float, or bf16 where the backend keeps bf16 activations.

@@ -5,7 +5,7 @@ namespace attn::nn {
 void SharedEmbedding::embed(Backend& be, const std::int32_t* ids, int batch, int length, const float* positions,
                             const Dropout& dropout, std::uint64_t site, float* out) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
-  be.embedding(ids, rows, table_s8.data ? table_s8 : f32_matrix(table, dim), dim, scale, positions, length, out);
+  be.embedding(ids, rows, table, dim, scale, positions, length, out);
   be.dropout(out, out, rows * dim, dropout.rate, dropout.site(site));
 }
 
@@ -18,10 +18,7 @@ void SharedEmbedding::embed_backward(Backend& be, const std::int32_t* ids, int b
 }
 
 Linear SharedEmbedding::output_layer() const {
-  Linear layer{table, nullptr, table_grad, nullptr, dim, vocab};
-  layer.weight_s8 = table_s8;
-  layer.weight_s8.trans = Trans::Yes;  // logits = y·Eᵀ
-  return layer;
+  return Linear{table, nullptr, table_grad, nullptr, dim, vocab};  // logits = y·Eᵀ: E is [out, in]
 }
 
 void SharedEmbedding::project(Backend& be, const float* y, std::int64_t rows, float* logits) const {

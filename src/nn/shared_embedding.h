@@ -11,13 +11,12 @@
 namespace attn::nn {
 
 struct SharedEmbedding {
-  const float* table = nullptr;  // [vocab, dim]
+  // E [vocab, dim] as stored: float (f32_matrix(e, dim): training), or s8 rows with their scales
+  // (inference with int8 weights), for the lookup and the projection alike.
+  MatrixRef table{};
   float* table_grad = nullptr;
   int vocab = 0, dim = 0;
   float scale = 1;  // √d_model
-  // Inference with int8 weights: E as s8 rows with their scales, used in place of `table` by the
-  // lookup and the projection when set (data not null).
-  MatrixRef table_s8{};
 
   // out [B·T, dim] = dropout(E[ids]·scale + positions[t]); positions [≥T, dim].
   void embed(Backend& be, const std::int32_t* ids, int batch, int length, const float* positions,

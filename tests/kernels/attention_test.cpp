@@ -1,8 +1,8 @@
 // Backend::attention and attention_backward (fused per sentence and head) against the path they
-// replace: the batched products of Backend::matmul with attention_softmax and its backward in
-// between, over shapes that reach every edge of the block kernels (one query, odd key counts and
-// odd d_k, blocks of a single 8-row tile and of several, over 256 keys: the batched route), with
-// padding, causal and window masks, in fp32 and in bf16 with the operands as training keeps them.
+// replace: the batched products of Backend::matmul with cpu::attention_softmax and its backward in
+// between (cpu/ops.h: the backends here are the CPU's), over shapes that reach every edge of the block kernels (one
+// query, odd key counts and odd d_k, blocks of a single 8-row tile and of several, over 256 keys: the batched route),
+// with padding, causal and window masks, in fp32 and in bf16 with the operands as training keeps them.
 // (tests/nn/attention_test.cpp holds the same operations to a float64 reference of the formula.)
 #include <cmath>
 #include <limits>
@@ -97,8 +97,8 @@ TEST_P(FusedAttention, MatchesTheBatchedProductsWithTheSoftmaxBetween) {
     kt.trans = Trans::Yes;
     const GemmBatch scores{s.batch, s.heads, stride, s.d_k, stride, s.d_k, s.heads * block, block};
     be.matmul(s.queries, s.keys, s.d_k, 1.0f, a.q, kt, 0.0f, want_probs.data(), s.keys, &scores);
-    be.attention_softmax(want_probs.data(), s.batch, s.heads, s.queries, s.keys, mask,
-                         1.0f / std::sqrt(static_cast<float>(s.d_k)));
+    cpu::attention_softmax(want_probs.data(), s.batch, s.heads, s.queries, s.keys, mask,
+                           1.0f / std::sqrt(static_cast<float>(s.d_k)));
     const GemmBatch context{
         s.batch, s.heads, s.heads * block, block, stride, s.d_v, static_cast<std::int64_t>(s.queries) * ld_ctx, s.d_v};
     be.matmul(s.queries, s.d_v, s.keys, 1.0f, f32_matrix(want_probs.data(), s.keys), a.v, 0.0f, want_ctx.data(), ld_ctx,
@@ -131,8 +131,8 @@ TEST_P(FusedAttention, MatchesTheBatchedProductsWithTheSoftmaxBetween) {
       vt.trans = Trans::Yes;
       g = GemmBatch{s.batch, s.heads, ctx_stride, s.d_v, stride, s.d_v, s.heads * block, block};
       be.matmul(s.queries, s.keys, s.d_v, 1.0f, f32(dctx_dev.data(), ld_ctx), vt, 0.0f, want_ds.data(), s.keys, &g);
-      be.attention_softmax_backward(want_ds.data(), want_probs.data(), a.probs_size() / std::max(s.keys, 1), s.keys,
-                                    1.0f / std::sqrt(static_cast<float>(s.d_k)));
+      cpu::attention_softmax_backward(want_ds.data(), want_probs.data(), a.probs_size() / std::max(s.keys, 1), s.keys,
+                                      1.0f / std::sqrt(static_cast<float>(s.d_k)));
       g = GemmBatch{s.batch, s.heads, s.heads * block, block, stride, s.d_k, stride, s.d_k};
       be.matmul(s.queries, s.d_k, s.keys, 1.0f, f32(want_ds.data(), s.keys), a.k, 0.0f, dq, ld, &g);
       be.matmul(s.keys, s.d_k, s.queries, 1.0f, f32(want_ds.data(), s.keys, Trans::Yes), a.q, 0.0f, dk, ld, &g);

@@ -449,6 +449,9 @@ const std::vector<SoftmaxCase> kSoftmaxCases{
     {4, 4, 33, 40, {40, 33, 1, 17}, false, 0, 0, 0.7f}  // over 2^14 scores (threads)
 };
 
+// The CPU's attention softmax and its gradient (cpu/ops.h): the steps inside Backend::attention
+// and attention_backward, not operations of the Backend; run on the CPU backend's memory (the
+// host's), checked against the same double reference at the end of this file.
 void run_attention_softmax(Backend& be) {
   for (const SoftmaxCase& c : kSoftmaxCases) {
     SCOPED_TRACE(std::to_string(c.batch) + "x" + std::to_string(c.heads) + "x" + std::to_string(c.tq) + "x" +
@@ -458,7 +461,7 @@ void run_attention_softmax(Backend& be) {
     Guarded<float> d(be, scores);
     auto lengths = to_device(be, c.lengths);
     const AttentionMask mask{c.lengths.empty() ? nullptr : lengths.data(), c.causal, c.offset, c.window};
-    be.attention_softmax(d.data(), c.batch, c.heads, c.tq, c.tk, mask, c.scale);
+    cpu::attention_softmax(d.data(), c.batch, c.heads, c.tq, c.tk, mask, c.scale);
     Expected want;
     for (std::size_t row = 0; row < n / std::max(c.tk, 1); ++row) {
       const int b = static_cast<int>(row / (c.heads * c.tq)), pos = static_cast<int>(row % c.tq) + c.offset;
@@ -498,7 +501,7 @@ void run_attention_softmax_backward(Backend& be) {
     const auto dp = random_values(size(s), 28);
     auto dprobs = to_device(be, probs);
     Guarded<float> d(be, dp);
-    be.attention_softmax_backward(d.data(), dprobs.data(), s.rows, s.cols, scale);
+    cpu::attention_softmax_backward(d.data(), dprobs.data(), s.rows, s.cols, scale);
     Expected want;
     for (std::int64_t r = 0; r < s.rows; ++r) {
       double dot = 0, abs_dot = 0;
@@ -1337,11 +1340,9 @@ const OpCase kCases[] = {
     OP_CASE(dropout, "kept elements 4u from x/(1-p); masks exactly equal; kept count within 5 sigma"),
     OP_CASE(layernorm, "float32 row sums: (cols + 8)·u relative to the terms"),
     OP_CASE(layernorm_backward, "(cols + 8)·u for dx, (rows + 8)·u for dgamma and dbeta"),
-    OP_CASE(attention_softmax, "(n + 16 + 2·range)·u relatively; masked entries exactly 0"),
     OP_CASE(cached_attention,
             "softmax's bound plus float dot products' (d_k + 2)·u; ctx the weights' errors times "
             "|v|; masked entries exactly 0"),
-    OP_CASE(attention_softmax_backward, "(tk + 8)·u·scale·p·(|dp| + Σ|dp·p|)"),
     OP_CASE(embedding, "f32 table 2u, s8 table 4u, of |table·scale| + |position|"),
     OP_CASE(embedding_backward, "float32 sums: (n + 2)·u·Σ|terms|"),
     OP_CASE(positions_backward, "float32 sums: (batch + 1)·u·Σ|terms|"),
@@ -1392,6 +1393,11 @@ TEST(BackendOpsTable, EveryOperationHasExactlyOneCase) {
     EXPECT_EQ(n, 1) << "case " << c.name << " matches " << n << " operations of ATTN_BACKEND_OPS";
   }
 }
+
+// Tolerances: the softmax (n + 16 + 2·range)·u relatively, masked entries exactly 0; its gradient
+// (tk + 8)·u·scale·p·(|dp| + Σ|dp·p|).
+TEST(CpuAttentionSoftmax, AgainstScalarReference) { run_attention_softmax(cpu_backend()); }
+TEST(CpuAttentionSoftmax, BackwardAgainstScalarReference) { run_attention_softmax_backward(cpu_backend()); }
 
 class BackendOps : public ::testing::TestWithParam<std::tuple<Backend*, OpCase>> {};
 

@@ -1,26 +1,23 @@
-// Attention softmax: hand-worked values, masks, and the gradient against finite differences of a
-// double-precision reference.
+// The CPU's attention softmax (the step inside Backend::attention and its backward, cpu/ops.h):
+// hand-worked values, masks, and the gradient against finite differences of a double-precision
+// reference.
 #include <cmath>
 
 #include <gtest/gtest.h>
 
-#include "common/backends.h"
 #include "common/device_vector.h"
 #include "common/finite_difference.h"
+#include "kernels/cpu/ops.h"
 
 namespace attn {
 namespace {
 
 using testing::random_values;
 
-class AttentionSoftmaxTest : public ::testing::TestWithParam<Backend*> {};
-
-TEST_P(AttentionSoftmaxTest, HandWorkedRow) {
-  Backend& be = *GetParam();
+TEST(AttentionSoftmax, HandWorkedRow) {
   // softmax([1, 2, 3]) = [e^1, e^2, e^3] / (e^1 + e^2 + e^3) = [0.09003057, 0.24472847, 0.66524096]
-  auto s = testing::to_device(be, std::vector<float>{2, 4, 6});
-  be.attention_softmax(s.data(), 1, 1, 1, 3, AttentionMask{}, 0.5f);
-  auto p = testing::to_host(be, s);
+  std::vector<float> p{2, 4, 6};
+  cpu::attention_softmax(p.data(), 1, 1, 1, 3, AttentionMask{}, 0.5f);
   EXPECT_NEAR(p[0], 0.09003057, 1e-6);
   EXPECT_NEAR(p[1], 0.24472847, 1e-6);
   EXPECT_NEAR(p[2], 0.66524096, 1e-6);
@@ -28,34 +25,29 @@ TEST_P(AttentionSoftmaxTest, HandWorkedRow) {
 
 // A score that is NaN (a diverging model) makes its whole row NaN, never a row of finite
 // probabilities that would hide it; the rows beside it stay as they were.
-TEST_P(AttentionSoftmaxTest, ANanScoreMakesItsRowNan) {
-  Backend& be = *GetParam();
+TEST(AttentionSoftmax, ANanScoreMakesItsRowNan) {
   for (int keys : {3, 32, 37}) {
     SCOPED_TRACE(std::to_string(keys) + " keys");
     std::vector<float> scores(2 * static_cast<std::size_t>(keys), 1.0f);
     scores[keys - 1] = std::nanf("");
-    auto d = testing::to_device(be, scores);
-    be.attention_softmax(d.data(), 1, 1, 2, keys, AttentionMask{}, 1.0f);
-    const auto p = testing::to_host(be, d);
+    std::vector<float> p = scores;
+    cpu::attention_softmax(p.data(), 1, 1, 2, keys, AttentionMask{}, 1.0f);
     for (int k = 0; k < keys; ++k) EXPECT_TRUE(std::isnan(p[k])) << "key " << k;
     for (int k = 0; k < keys; ++k) EXPECT_NEAR(p[keys + k], 1.0 / keys, 1e-7) << "key " << k;
   }
 }
 
-TEST_P(AttentionSoftmaxTest, MasksPaddingFutureAndWindow) {
-  Backend& be = *GetParam();
+TEST(AttentionSoftmax, MasksPaddingFutureAndWindow) {
   // Short and long rows (6, 37 and 70 keys: the vector loops' remainders differ).
   const int B = 2, H = 2;
   for (int T : {6, 37, 70}) {
     SCOPED_TRACE("rows of " + std::to_string(T));
     for (int window : {0, 2})
       for (bool causal : {false, true}) {
-        auto lengths = testing::to_device(be, std::vector<std::int32_t>{T, T - 2});
-        auto scores = random_values(static_cast<std::size_t>(B) * H * T * T, 7, -3, 3);
-        auto d = testing::to_device(be, scores);
-        AttentionMask mask{lengths.data(), causal, 0, window};
-        be.attention_softmax(d.data(), B, H, T, T, mask, 0.7f);
-        auto p = testing::to_host(be, d);
+        const std::vector<std::int32_t> lengths{T, T - 2};
+        const auto scores = random_values(static_cast<std::size_t>(B) * H * T * T, 7, -3, 3);
+        std::vector<float> p = scores;
+        cpu::attention_softmax(p.data(), B, H, T, T, AttentionMask{lengths.data(), causal, 0, window}, 0.7f);
         const int len[2] = {T, T - 2};
         for (int b = 0; b < B; ++b)
           for (int h = 0; h < H; ++h)
@@ -84,19 +76,16 @@ TEST_P(AttentionSoftmaxTest, MasksPaddingFutureAndWindow) {
   }
 }
 
-TEST_P(AttentionSoftmaxTest, IncrementalQueryOffsetSeesThePrefix) {
-  Backend& be = *GetParam();
+TEST(AttentionSoftmax, IncrementalQueryOffsetSeesThePrefix) {
   // One query at position 2 of a causal sequence sees keys 0..2 of 5.
-  auto d = testing::to_device(be, std::vector<float>{0, 0, 0, 9, 9});
-  be.attention_softmax(d.data(), 1, 1, 1, 5, AttentionMask{nullptr, true, 2, 0}, 1.0f);
-  auto p = testing::to_host(be, d);
+  std::vector<float> p{0, 0, 0, 9, 9};
+  cpu::attention_softmax(p.data(), 1, 1, 1, 5, AttentionMask{nullptr, true, 2, 0}, 1.0f);
   for (int k = 0; k < 3; ++k) EXPECT_NEAR(p[k], 1.0 / 3, 1e-6);
   EXPECT_EQ(p[3], 0.0f);
   EXPECT_EQ(p[4], 0.0f);
 }
 
-TEST_P(AttentionSoftmaxTest, BackwardMatchesFiniteDifferences) {
-  Backend& be = *GetParam();
+TEST(AttentionSoftmax, BackwardMatchesFiniteDifferences) {
   const int rows = 3, tk = 5;
   const float scale = 0.8f;
   auto scores = random_values(rows * tk, 11, -2, 2);
@@ -111,16 +100,12 @@ TEST_P(AttentionSoftmaxTest, BackwardMatchesFiniteDifferences) {
     return total;
   };
   auto expected = testing::numerical_gradient(loss, testing::to_double(scores));
-  auto probs = testing::to_device(be, scores);
-  be.attention_softmax(probs.data(), 1, 1, rows, tk, AttentionMask{}, scale);
-  auto grad = testing::to_device(be, weights);  // ∂L/∂probs = w
-  be.attention_softmax_backward(grad.data(), probs.data(), rows, tk, scale);
-  auto got = testing::to_host(be, grad);
+  std::vector<float> probs = scores;
+  cpu::attention_softmax(probs.data(), 1, 1, rows, tk, AttentionMask{}, scale);
+  std::vector<float> got = weights;  // ∂L/∂probs = w
+  cpu::attention_softmax_backward(got.data(), probs.data(), rows, tk, scale);
   for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 1e-6) << i;
 }
-
-INSTANTIATE_TEST_SUITE_P(Backends, AttentionSoftmaxTest, ::testing::ValuesIn(testing::all_backends()),
-                         testing::backend_name);
 
 }  // namespace
 }  // namespace attn

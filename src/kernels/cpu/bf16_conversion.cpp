@@ -6,23 +6,21 @@
 
 #include "kernels/cpu/bf16_conversion.h"
 
-#include <cstring>
+#include <bit>
 
+#include "core/bfloat16.h"
 #include "kernels/cpu/ops.h"
 
 namespace attn::cpu {
 namespace {
 
-// Round to nearest even, as the AVX512-BF16 conversion instruction does, subnormal inputs to ±0
-// as it does too (it treats them as zero): a value converts the same wherever it sits in an array
-// and on any CPU. NaNs stay NaNs.
+// Round to nearest even (core/bfloat16.h), subnormal inputs to ±0 as the AVX512-BF16 conversion
+// instruction does (it treats them as zero): a value converts the same wherever it sits in an
+// array and on any CPU.
 inline Bf16 round_scalar(float x) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<Bf16>((bits >> 16) | 0x40u);
+  const auto bits = std::bit_cast<std::uint32_t>(x);
   if ((bits & 0x7f800000u) == 0) return static_cast<Bf16>((bits >> 16) & 0x8000u);
-  bits += 0x7fffu + ((bits >> 16) & 1u);
-  return static_cast<Bf16>(bits >> 16);
+  return bf16_nearest_even(x);
 }
 
 // Rows of 4096 so that the threads share a long vector, then the rest.

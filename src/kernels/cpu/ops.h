@@ -72,8 +72,11 @@ void layernorm(const float* x, const float* gamma, const float* beta, float* y, 
 void layernorm_backward(const float* dy, const float* x, const float* mean, const float* rstd, const float* gamma,
                         float* dx, float* dgamma, float* dbeta, std::int64_t rows, int cols);
 
-void attention_softmax(float* scores, int batch, int heads, int tq, int tk, const AttentionMask& mask, float scale);
 void cached_attention(const CachedAttention& a, float* probs, float* ctx);
+// Steps of attention and attention_backward (not Backend operations): scores [batch, heads, tq, tk]
+// scaled, masked and turned into probabilities in place (masked entries exactly 0); dprobs turned
+// into dL/dscores (the scale included) given the probabilities.
+void attention_softmax(float* scores, int batch, int heads, int tq, int tk, const AttentionMask& mask, float scale);
 void attention_softmax_backward(float* dprobs, const float* probs, std::int64_t rows, int tk, float scale);
 
 void embedding(const std::int32_t* ids, std::int64_t n, const MatrixRef& table, int dim, float scale,

@@ -1,7 +1,6 @@
 // The MPI communicator (Open MPI from Debian's libopenmpi-dev), and how a process learns whether
 // it was started as one of several ranks.
 #include <algorithm>
-#include <bit>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -13,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/bfloat16.h"
 #include "train/dist/communicator.h"
 
 #ifdef ATTN_HAVE_MPI
@@ -48,14 +48,10 @@ void check(int rc, const char* what) {
 // MPI counts are ints: long buffers go in pieces.
 constexpr std::size_t kPiece = std::size_t{1} << 30;
 
-// bfloat16 on the wire (WirePrecision::bf16): the top half of a float, rounded to nearest even
-// (a NaN stays a NaN: its payload's top bit set), and back exactly.
-std::uint16_t bf16_of(float x) {
-  const auto bits = std::bit_cast<std::uint32_t>(x);
-  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x0040u);
-  return static_cast<std::uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
-}
-float float_of(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
+// bfloat16 on the wire (WirePrecision::bf16): core/bfloat16.h's rounding (to nearest even; a NaN
+// stays a NaN; subnormals kept, unlike the CPU instruction's), and back exactly.
+std::uint16_t bf16_of(float x) { return bf16_nearest_even(x); }
+float float_of(std::uint16_t b) { return float_of_bf16(b); }
 void round_to_wire(const float* x, std::size_t n, std::uint16_t* w) {
   for (std::size_t i = 0; i < n; ++i) w[i] = bf16_of(x[i]);
 }
