@@ -77,10 +77,10 @@ void IncrementalDecoder::encode(int src_len) {
   model_.embedding().embed(be_, src_.data(), batch, src_len, model_.positions(false), none, 0, x_.data());
   const AttentionMask mask{src_lengths_.data(), false, 0, c_.attention_window};
   nn::EncoderLayer::Cache cache;
-  cache.attention = {qkv_.data(), probs_.data(), ctx_.data()};
+  cache.attention = {qkv_.data(), probs_.data(), ctx_.data(), qkv_.data()};
   cache.attention_residual = {sub_.data(), nullptr, nullptr};
   cache.middle = y_.data();
-  cache.hidden = {hidden_.data(), nullptr};
+  cache.hidden = {hidden_.data(), hidden_.data()};
   cache.ffn_residual = {sub_.data(), nullptr, nullptr};
   for (std::size_t l = 0; l < model_.encoder_layers().size(); ++l)
     model_.encoder_layers()[l].forward(be_, x_.data(), batch, src_len, mask, none, cache, x_.data(),
@@ -118,13 +118,14 @@ const float* IncrementalDecoder::step(const std::int32_t* tokens) {
     // One buffer set serves every layer in turn: the sublayer sums in sub_, the layer's input
     // in x_ (overwritten by the cross-attention sublayer's output once read), its output in y_.
     nn::DecoderLayer::Cache cache;
-    cache.self_attention = {qkv_.data(), probs_.data(), ctx_.data()};
+    cache.self_attention = {qkv_.data(), probs_.data(), ctx_.data(), qkv_.data()};
     cache.self_residual = {sub_.data(), nullptr, nullptr};
     cache.after_self = y_.data();
-    cache.cross_attention = {qkv_.data(), nullptr, probs_.data(), ctx_.data()};
+    // The memory's keys and values come from memory_kv_: no kv of this step's own.
+    cache.cross_attention = {qkv_.data(), nullptr, probs_.data(), ctx_.data(), qkv_.data(), {}};
     cache.cross_residual = {sub_.data(), nullptr, nullptr};
     cache.after_cross = x_.data();
-    cache.hidden = {hidden_.data(), nullptr};
+    cache.hidden = {hidden_.data(), hidden_.data()};
     cache.ffn_residual = {sub_.data(), nullptr, nullptr};
     const nn::DecoderLayer::Incremental incremental{
         {self_kv_[l].data(), cache_stride, t, lineage_device_.data(), max_steps_},

@@ -57,9 +57,10 @@ void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int
   // bf16 activations, with one float buffer as scratch), one buffer for all without backward.
   float* const shared_hidden = backward && !bf16_activations ? nullptr : a.take<float>(rows * c.d_ff);
   auto hidden = [&](std::int64_t layer_rows) -> nn::FeedForward::Hidden {
-    if (!backward) return {shared_hidden, nullptr};
+    if (!backward) return {shared_hidden, shared_hidden};
     if (bf16_activations) return {shared_hidden, a.take<Bf16>(layer_rows * c.d_ff)};
-    return {a.take<float>(layer_rows * c.d_ff), nullptr};
+    float* const kept = a.take<float>(layer_rows * c.d_ff);
+    return {kept, kept};
   };
   // Attention's projections (Q, K, V; cross-attention's Q then K, V): likewise kept per layer, in
   // bf16 with bf16 activations (the float buffer then shared as every layer's working copy).
@@ -67,20 +68,21 @@ void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int
   // training's forward pass reads them rounded to bf16.
   float* const shared_projections = backward && !bf16_activations ? nullptr : a.take<float>(rows * c.qkv_width());
   struct Projection {
-    float* f32;
-    Bf16* bf16;
+    float* f32;          // the product's output
+    nn::RowBuffer kept;  // what attention reads: f32 itself, or its bf16 copy
   };
   auto projection = [&](std::int64_t n, std::int64_t at) -> Projection {
-    if (!backward) return {offset(shared_projections, at), nullptr};
+    if (!backward) return {offset(shared_projections, at), offset(shared_projections, at)};
     if (bf16_activations) return {offset(shared_projections, at), a.take<Bf16>(n)};
-    return {a.take<float>(n), nullptr};
+    float* const kept = a.take<float>(n);
+    return {kept, kept};
   };
   encoder.resize(c.encoder_layers);
   encoder_outputs.resize(c.encoder_layers);
   for (int i = 0; i < c.encoder_layers; ++i) {
     auto& e = encoder[i];
     const Projection qkv = projection(rs * c.qkv_width(), 0);
-    e.attention = {qkv.f32, probs, context, qkv.bf16};
+    e.attention = {qkv.f32, probs, context, qkv.kept};
     e.attention_residual = take_residual(a, rs, d);
     e.middle = first_sublayer;
     e.hidden = hidden(rs);
@@ -93,11 +95,11 @@ void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int
   for (int i = 0; i < c.decoder_layers; ++i) {
     auto& l = decoder[i];
     const Projection qkv = projection(rt * c.qkv_width(), 0);
-    l.self_attention = {qkv.f32, probs, context, qkv.bf16};
+    l.self_attention = {qkv.f32, probs, context, qkv.kept};
     l.self_residual = take_residual(a, rt, d);
     l.after_self = first_sublayer;
     const Projection q = projection(rt * hk, 0), kv = projection(rs * (hk + hv), rt * hk);
-    l.cross_attention = {q.f32, kv.f32, probs, context, q.bf16, kv.bf16};
+    l.cross_attention = {q.f32, kv.f32, probs, context, q.kept, kv.kept};
     l.cross_residual = take_residual(a, rt, d);
     l.after_cross = second_sublayer;
     l.hidden = hidden(rt);
@@ -125,10 +127,12 @@ void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int
   // Self-attention's ∂QKV, or cross-attention's ∂Q then ∂KV (never both at once).
   scratch.attention.d_q = a.take<float>(rows * c.qkv_width());
   scratch.attention.d_kv = offset(scratch.attention.d_q, rt * hk);
-  // A product's output gradient in bf16: the widest layer's, or a block of logits'.
+  // A product's output gradient as its products read it: in float (no buffer), or rounded to bf16
+  // into scratch for the widest layer's or a block of logits'.
   const std::int64_t widest = std::max({c.d_ff, c.qkv_width(), d});
-  scratch.dy_bf16 = bf16_activations ? a.take<Bf16>(std::max(rows * widest, logits_rows * c.vocab_size)) : nullptr;
-  scratch.attention.dy_bf16 = scratch.dy_bf16;
+  scratch.dy_read = bf16_activations ? nn::RowBuffer(a.take<Bf16>(std::max(rows * widest, logits_rows * c.vocab_size)))
+                                     : nn::RowBuffer();
+  scratch.attention.dy_read = scratch.dy_read;
 }
 
 }  // namespace attn

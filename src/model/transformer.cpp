@@ -78,16 +78,16 @@ void Transformer::bind_layers() {
   const ModelConfig& c = config_;
   float* grads = grads_.size() ? grads_.data() : nullptr;
   const bool int8 = weights_ == WeightFormat::int8;
-  auto value = [&](const std::string& name) -> const float* { return float_tensor(name); };
   // A weight matrix [rows, cols]: its s8 rows where the model was quantized, else its floats.
   auto matrix = [&](const std::string& name, int cols) {
-    return int8 && quantized_->contains(name) ? quantized_->matrix(name, Trans::No) : f32_matrix(value(name), cols);
+    return int8 && quantized_->contains(name) ? quantized_->matrix(name, Trans::No)
+                                              : f32_matrix(float_tensor(name), cols);
   };
   auto grad = [&](const std::string& name) -> float* { return grads ? grads + layout_.find(name).offset : nullptr; };
   // A fused product's weight and bias start at its first part (the layout keeps parts adjacent).
   auto fused = [&](const std::string& p, const std::string& first, int in, int out) {
     return nn::Linear{matrix(p + first + ".weight", in),
-                      value(p + first + ".bias"),
+                      float_tensor(p + first + ".bias"),
                       grad(p + first + ".weight"),
                       grad(p + first + ".bias"),
                       in,
@@ -95,8 +95,12 @@ void Transformer::bind_layers() {
   };
   auto linear = [&](const std::string& p, int in, int out) { return fused(p, "", in, out); };
   auto norm = [&](const std::string& p) {
-    return nn::LayerNormParams{value(p + ".weight"), value(p + ".bias"), grad(p + ".weight"),
-                               grad(p + ".bias"),    c.d_model,          c.layernorm_eps};
+    return nn::LayerNormParams{float_tensor(p + ".weight"),
+                               float_tensor(p + ".bias"),
+                               grad(p + ".weight"),
+                               grad(p + ".bias"),
+                               c.d_model,
+                               c.layernorm_eps};
   };
   const int d = c.d_model, hk = c.heads * c.d_k, hv = c.heads * c.d_v;
   embedding_ = {matrix("embedding.weight", d), grad("embedding.weight"), c.vocab_size, d,
@@ -287,17 +291,18 @@ LossSums Transformer::forward_backward(const TokenBatch& b, const nn::Dropout& d
   forward(b, dropout);
   LossSums sums;
   const int d = config_.d_model;
-  Bf16* d_logits_bf16 = workspace_.scratch.dy_bf16;  // where the backend keeps bf16 activations
+  // The loss turns each block's logits into their gradient as the output layer's products read it,
+  // which goes straight back through that layer: in float over the logits themselves, or in bf16
+  // into the scratch where the backend keeps bf16 activations.
+  const nn::RowBuffer d_logits =
+      workspace_.scratch.dy_read.dtype == DType::bf16 ? workspace_.scratch.dy_read : nn::RowBuffer(workspace_.logits);
   for_each_logits_block(b, [&](std::int64_t first, std::int64_t count) {
-    // The loss turns the block's logits into their gradient (in bf16, for the bf16 products, where
-    // the backend keeps bf16 activations), which goes straight back through the output layer.
     const float* y = workspace_.decoder_outputs.back() + first * d;
     float* dy = workspace_.d_decoder + first * d;
-    const nn::Activations d_logits = d_logits_bf16 ? nn::Activations(d_logits_bf16) : workspace_.logits;
-    sums += backend_->cross_entropy(workspace_.logits, workspace_.tgt_out + first, count, config_.vocab_size,
-                                    config_.label_smoothing, kPadId, grad_scale, nullptr,
-                                    /*grad (null: over the logits)=*/d_logits_bf16, DType::bf16);
-    embedding_.project_backward(*backend_, y, count, d_logits, dy);
+    sums +=
+        backend_->cross_entropy(workspace_.logits, workspace_.tgt_out + first, count, config_.vocab_size,
+                                config_.label_smoothing, kPadId, grad_scale, nullptr, d_logits.data, d_logits.dtype);
+    embedding_.project_backward(*backend_, y, count, d_logits.read(), dy);
   });
   backward(b, dropout, final);
   return sums;

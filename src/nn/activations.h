@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/error.h"
 #include "kernels/backend.h"
 
 namespace attn::nn {
@@ -15,6 +16,7 @@ struct Activations {
   Activations() = default;
   Activations(const float* x) : data(x), dtype(DType::f32) {}  // NOLINT: converts by design
   Activations(const Bf16* x) : data(x), dtype(DType::bf16) {}  // NOLINT: converts by design
+  Activations(const void* x, DType type) : data(x), dtype(type) {}
 
   // As a product's operand: rows ld elements apart.
   MatrixRef matrix(std::int64_t ld, Trans trans = Trans::No) const { return {data, dtype, ld, trans}; }
@@ -25,5 +27,30 @@ struct Activations {
     return moved;
   }
 };
+
+// A writable buffer of rows whose element type travels with it, as Activations' does: float, or
+// bf16 where the backend keeps bf16 activations. What one pass keeps for a later one (attention's
+// projections, the feed-forward hidden layer), or the type a gradient is read in (Linear::backward).
+struct RowBuffer {
+  void* data = nullptr;
+  DType dtype = DType::f32;
+  RowBuffer() = default;
+  RowBuffer(float* x) : data(x), dtype(DType::f32) {}  // NOLINT: converts by design
+  RowBuffer(Bf16* x) : data(x), dtype(DType::bf16) {}  // NOLINT: converts by design
+  Activations read() const { return {data, dtype}; }
+};
+
+// Rows a product wrote in float (x, n elements) as the later passes read them: `kept` is x itself
+// (float activations), or a bf16 buffer x is rounded into once (the backend keeps bf16 activations;
+// x's float buffer may then be shared by all layers as their working copy).
+inline Activations keep(Backend& be, const float* x, std::int64_t n, RowBuffer kept) {
+  if (kept.dtype == DType::f32) {
+    ATTN_CHECK(kept.data == x, "rows kept in float are the product's output itself");
+    return x;
+  }
+  ATTN_CHECK(kept.dtype == DType::bf16 && kept.data, "rows are kept in float or in a bf16 buffer");
+  be.to_bf16(x, n, static_cast<Bf16*>(kept.data));
+  return kept.read();
+}
 
 }  // namespace attn::nn

@@ -24,17 +24,6 @@ inline HeadsView dense_heads(Activations rows, int width, int length) {
   return {rows, width, static_cast<std::int64_t>(length) * width};
 }
 
-// Projected queries, keys or values as attention reads them, in the forward pass and again in
-// the backward pass: x itself, or where the backend keeps bf16 activations (kept non-null) x
-// rounded once into kept, so that x's float buffer can be shared by all layers.
-inline Activations project_kept(Backend& be, const float* x, std::int64_t n, Bf16* kept) {
-  if (!kept) return x;
-  be.to_bf16(x, n, kept);
-  return kept;
-}
-// What the backward pass reads: the kept copy if there is one.
-inline Activations kept_or(const Bf16* kept, const float* x) { return kept ? Activations(kept) : Activations(x); }
-
 struct AttentionShape {
   int batch = 0, heads = 0, d_k = 0, d_v = 0;
   int queries = 0, keys = 0;  // per sentence

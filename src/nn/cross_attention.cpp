@@ -25,9 +25,9 @@ AttentionShape CrossAttention::forward(Backend& be, const float* x, const float*
     out.forward(be, cache.ctx, rows, y);
     return shape(static_cast<int>(rows), 1, memory_length);
   }
-  const Activations queries = project_kept(be, cache.q, rows * q.out, cache.q_bf16);
+  const Activations queries = keep(be, cache.q, rows * q.out, cache.kept_q);
   kv.forward(be, memory, memory_rows, cache.kv);
-  const Activations projected = project_kept(be, cache.kv, memory_rows * kv.out, cache.kv_bf16);
+  const Activations projected = keep(be, cache.kv, memory_rows * kv.out, cache.kept_kv);
   const AttentionShape s = shape(batch, length, memory_length);
   attention_forward(be, s, dense_heads(queries, q.out, length), keys(projected, memory_length),
                     values(projected, memory_length), mask, cache.probs, cache.ctx);
@@ -41,15 +41,15 @@ void CrossAttention::backward(Backend& be, const float* x, const float* memory, 
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   const std::int64_t memory_rows = static_cast<std::int64_t>(batch) * memory_length;
   const AttentionShape s = shape(batch, length, memory_length);
-  const Activations kept_q = kept_or(cache.q_bf16, cache.q), memory_kv = kept_or(cache.kv_bf16, cache.kv);
+  const Activations kept_q = cache.kept_q.read(), memory_kv = cache.kept_kv.read();
   const HeadsView queries = dense_heads(kept_q, q.out, length);
   const HeadsView k = keys(memory_kv, memory_length), v = values(memory_kv, memory_length);
   attention_forward(be, s, queries, k, v, mask, cache.probs, cache.ctx);
-  out.backward(be, cache.ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false, scratch.dy_bf16);
+  out.backward(be, cache.ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false, scratch.dy_read);
   attention_backward(be, s, queries, k, v, cache.probs, scratch.d_ctx, scratch.d_probs, scratch.d_q, scratch.d_kv,
                      scratch.d_kv + heads * d_k);
-  q.backward(be, x, scratch.d_q, rows, dx, /*accumulate_dx=*/true, scratch.dy_bf16);
-  kv.backward(be, memory, scratch.d_kv, memory_rows, d_memory, /*accumulate_dx=*/true, scratch.dy_bf16);
+  q.backward(be, x, scratch.d_q, rows, dx, /*accumulate_dx=*/true, scratch.dy_read);
+  kv.backward(be, memory, scratch.d_kv, memory_rows, d_memory, /*accumulate_dx=*/true, scratch.dy_read);
 }
 
 }  // namespace attn::nn

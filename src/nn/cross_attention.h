@@ -20,8 +20,8 @@ struct CrossAttention {
     float* kv = nullptr;     // [B·S, h·d_k + h·d_v]: K and V side by side, as SelfAttention's Q, K, V
     float* probs = nullptr;  // [B, h, T, S]; may be shared, like ctx
     float* ctx = nullptr;    // [B·T, h·d_v]; may be shared: backward recomputes it from probs and V
-    Bf16* q_bf16 = nullptr;  // if set, what attention reads instead of q and kv (project_kept)
-    Bf16* kv_bf16 = nullptr;
+    RowBuffer kept_q;        // what attention reads in both passes: q and kv, or their bf16 copies
+    RowBuffer kept_kv;       // (nn::keep)
   };
 
   AttentionShape shape(int batch, int queries, int keys) const { return {batch, heads, d_k, d_v, queries, keys}; }

@@ -34,7 +34,7 @@ void DecoderLayer::backward(Backend& be, const float* x, const float* memory, in
   residual_norm_backward(be, ffn_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 2), cache.ffn_residual,
                          scratch.d_sublayer);
   residual_norm_output(be, cross_attention_norm, cache.cross_residual, rows, cache.after_cross);
-  ffn.backward(be, cache.after_cross, rows, cache.hidden, scratch.d_sublayer, scratch.d_hidden, dy, scratch.dy_bf16,
+  ffn.backward(be, cache.after_cross, rows, cache.hidden, scratch.d_sublayer, scratch.d_hidden, dy, scratch.dy_read,
                hidden_dropout(dropout));
   residual_norm_backward(be, cross_attention_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 1),
                          cache.cross_residual, scratch.d_sublayer);

@@ -21,7 +21,7 @@ void EncoderLayer::backward(Backend& be, const float* x, int batch, int length, 
   residual_norm_backward(be, ffn_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 1), cache.ffn_residual,
                          scratch.d_sublayer);
   residual_norm_output(be, attention_norm, cache.attention_residual, rows, cache.middle);
-  ffn.backward(be, cache.middle, rows, cache.hidden, scratch.d_sublayer, scratch.d_hidden, dy, scratch.dy_bf16,
+  ffn.backward(be, cache.middle, rows, cache.hidden, scratch.d_sublayer, scratch.d_hidden, dy, scratch.dy_read,
                hidden_dropout(dropout));
   residual_norm_backward(be, attention_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 0),
                          cache.attention_residual, scratch.d_sublayer);

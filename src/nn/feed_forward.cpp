@@ -6,22 +6,20 @@ void FeedForward::forward(Backend& be, const float* x, std::int64_t rows, const 
                           const HiddenDropout& dropout) const {
   fc1.forward(be, x, rows, hidden.f32, /*relu=*/true);
   if (dropout.rate > 0) be.dropout(hidden.f32, hidden.f32, rows * fc1.out, dropout.rate, dropout.seed);
-  if (!hidden.bf16) return fc2.forward(be, hidden.f32, rows, y);
-  // The second product rounds its input to bf16 anyway: round once, keep that.
-  be.to_bf16(hidden.f32, rows * fc1.out, hidden.bf16);
-  fc2.forward(be, hidden.bf16, rows, y);
+  // In bf16, the second product would round its input anyway: round once, keep that.
+  fc2.forward(be, keep(be, hidden.f32, rows * fc1.out, hidden.kept), rows, y);
 }
 
 // With dropout, the hidden layer kept is h' = mask·h/(1-p): W2's gradient needs h', and ReLU's
 // derivative is read from h' (h' > 0 exactly where h > 0 and the mask keeps it; elsewhere the
 // gradient is 0 either way), then the same mask scales ∂L/∂h' into ∂L/∂h.
 void FeedForward::backward(Backend& be, const float* x, std::int64_t rows, const Hidden& hidden, const float* dy,
-                           float* d_hidden, float* dx, Bf16* dy_bf16, const HiddenDropout& dropout) const {
-  const Activations kept = hidden.bf16 ? Activations(hidden.bf16) : Activations(hidden.f32);
-  fc2.backward(be, kept, dy, rows, d_hidden, /*accumulate_dx=*/false, dy_bf16);
+                           float* d_hidden, float* dx, RowBuffer dy_read, const HiddenDropout& dropout) const {
+  const Activations kept = hidden.kept.read();
+  fc2.backward(be, kept, dy, rows, d_hidden, /*accumulate_dx=*/false, dy_read);
   be.relu_backward(d_hidden, kept.data, kept.dtype, rows * fc1.out);
   if (dropout.rate > 0) be.dropout(d_hidden, d_hidden, rows * fc1.out, dropout.rate, dropout.seed);
-  fc1.backward(be, x, d_hidden, rows, dx, /*accumulate_dx=*/true, dy_bf16);
+  fc1.backward(be, x, d_hidden, rows, dx, /*accumulate_dx=*/true, dy_read);
 }
 
 }  // namespace attn::nn

@@ -17,19 +17,19 @@ struct FeedForward {
   Linear fc1;  // [d_ff, d_model]
   Linear fc2;  // [d_model, d_ff]
 
-  // The hidden layer's activations [rows, d_ff], kept for backward: in float, or where the
-  // backend keeps bf16 activations and `bf16` is given, in bf16 (then `f32` is only scratch).
+  // The hidden layer's activations [rows, d_ff]: the first product's output (f32), and what the
+  // second product and the backward pass read (kept: f32 itself, or its bf16 copy: nn::keep).
   struct Hidden {
     float* f32 = nullptr;
-    Bf16* bf16 = nullptr;
+    RowBuffer kept;
   };
 
   // y [rows, d_model]. The hidden activations kept are those after dropout.
   void forward(Backend& be, const float* x, std::int64_t rows, const Hidden& hidden, float* y,
                const HiddenDropout& dropout = {}) const;
-  // dx += ∂L/∂x; d_hidden is scratch [rows, d_ff], dy_bf16 too (see Linear::backward).
+  // dx += ∂L/∂x; d_hidden is scratch [rows, d_ff]; dy_read as in Linear::backward.
   void backward(Backend& be, const float* x, std::int64_t rows, const Hidden& hidden, const float* dy, float* d_hidden,
-                float* dx, Bf16* dy_bf16 = nullptr, const HiddenDropout& dropout = {}) const;
+                float* dx, RowBuffer dy_read = {}, const HiddenDropout& dropout = {}) const;
 };
 
 }  // namespace attn::nn

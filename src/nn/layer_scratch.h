@@ -7,7 +7,7 @@ namespace attn::nn {
 struct LayerScratch {
   float* d_sublayer = nullptr;  // [rows, d_model]: gradient at a sublayer's output
   float* d_hidden = nullptr;    // [rows, d_ff]
-  Bf16* dy_bf16 = nullptr;      // with bf16 activations: a product's output gradient (Linear::backward)
+  RowBuffer dy_read;            // the type a product's output gradient is read in (Linear::backward)
   AttentionScratch attention;
 };
 

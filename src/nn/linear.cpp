@@ -24,20 +24,20 @@ void Linear::forward(Backend& be, Activations x, std::int64_t rows, float* y, bo
 }
 
 void Linear::backward(Backend& be, Activations x, Activations dy, std::int64_t rows, float* dx, bool accumulate_dx,
-                      Bf16* dy_bf16) const {
+                      RowBuffer dy_read) const {
   ATTN_CHECK(weight.dtype == DType::f32, "a layer with int8 weights has no backward pass (inference only)");
   const int r = static_cast<int>(rows);
   // g: the gradient as both products read it.
   Activations g = dy;
   if (dy.dtype != DType::f32) {
     ATTN_CHECK(!bias, "a gradient given in bf16 only has no float rows to sum for the bias");
-  } else if (dy_bf16) {
+  } else if (dy_read.dtype == DType::bf16) {
     const float* dy32 = static_cast<const float*>(dy.data);
     if (bias)
-      be.bias_grad(dy32, rows, out, bias_grad, dy_bf16, DType::bf16);
+      be.bias_grad(dy32, rows, out, bias_grad, dy_read.data, DType::bf16);
     else
-      be.to_bf16(dy32, rows * out, dy_bf16);
-    g = dy_bf16;
+      keep(be, dy32, rows * out, dy_read);
+    g = dy_read.read();
   } else if (bias) {
     be.bias_grad(static_cast<const float*>(dy.data), rows, out, bias_grad, nullptr, DType::f32);
   }

@@ -29,11 +29,11 @@ struct Linear {
   void forward(Backend& be, Activations x, std::int64_t rows, float* y, bool relu = false, int ldy = 0) const;
   // Accumulates ∂W += dyᵀ·x and ∂b += Σ dy; dx = dy·W, added to dx's contents if accumulate_dx.
   // dx may be null when the input needs no gradient. x as in forward. dy is float, or bf16 (the
-  // loss writes the logits' gradient so; a layer without a bias only: ∂b needs float rows). Where
-  // the backend keeps bf16 activations, dy_bf16 (scratch, rows·out) takes a float dy rounded to
-  // bf16 once for both products that read it.
+  // loss writes the logits' gradient so; a layer without a bias only: ∂b needs float rows).
+  // dy_read: the type both products read a float dy in — f32 (dy as it is; no buffer), or bf16
+  // where the backend keeps bf16 activations (dy rounded once into its buffer, rows·out: scratch).
   void backward(Backend& be, Activations x, Activations dy, std::int64_t rows, float* dx, bool accumulate_dx,
-                Bf16* dy_bf16 = nullptr) const;
+                RowBuffer dy_read = {}) const;
 };
 
 }  // namespace attn::nn

@@ -30,7 +30,7 @@ AttentionShape SelfAttention::forward(Backend& be, const float* x, int batch, in
     a.query_position = mask.query_offset, a.window = mask.window;
     be.cached_attention(a, cache.probs, cache.ctx);
   } else {
-    const Views v = views(project_kept(be, cache.qkv, rows * qkv.out, cache.qkv_bf16), length);
+    const Views v = views(keep(be, cache.qkv, rows * qkv.out, cache.kept), length);
     attention_forward(be, s, v.q, v.k, v.v, mask, cache.probs, cache.ctx);
   }
   out.forward(be, cache.ctx, rows, y);
@@ -40,14 +40,14 @@ AttentionShape SelfAttention::forward(Backend& be, const float* x, int batch, in
 void SelfAttention::backward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask,
                              const Cache& cache, const float* dy, const AttentionScratch& scratch, float* dx) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
-  const Views v = views(kept_or(cache.qkv_bf16, cache.qkv), length);
+  const Views v = views(cache.kept.read(), length);
   attention_forward(be, shape(batch, length), v.q, v.k, v.v, mask, cache.probs, cache.ctx);
-  out.backward(be, cache.ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false, scratch.dy_bf16);
+  out.backward(be, cache.ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false, scratch.dy_read);
   // ∂Q, ∂K and ∂V side by side like Q, K and V: one product each for ∂W_qkv and ∂x.
   float* dq = scratch.d_q;
   attention_backward(be, shape(batch, length), v.q, v.k, v.v, cache.probs, scratch.d_ctx, scratch.d_probs, dq,
                      dq + heads * d_k, dq + 2 * heads * d_k);
-  qkv.backward(be, x, dq, rows, dx, /*accumulate_dx=*/true, scratch.dy_bf16);
+  qkv.backward(be, x, dq, rows, dx, /*accumulate_dx=*/true, scratch.dy_read);
 }
 
 }  // namespace attn::nn

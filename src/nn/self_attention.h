@@ -13,7 +13,7 @@ struct AttentionScratch {    // backward-pass temporaries, shared by all layers
   float* d_probs = nullptr;  // [batch, h, queries, keys]
   float* d_q = nullptr;      // like the cache's q (or qkv)
   float* d_kv = nullptr;     // like the cross-attention cache's kv
-  Bf16* dy_bf16 = nullptr;   // with bf16 activations: a projection's output gradient (Linear::backward)
+  RowBuffer dy_read;         // the type a projection's output gradient is read in (Linear::backward)
 };
 
 // Incremental decoding: the keys and values of the positions already decoded, kept per cached
@@ -38,9 +38,9 @@ struct SelfAttention {
     // [B·T, h·d_k + h·d_k + h·d_v]: each row's Q, K and V side by side, from one product over the
     // fused W_qkv; the batched attention products read each head's block in place (any row stride).
     float* qkv = nullptr;
-    float* probs = nullptr;    // [B, h, T, T]; may be shared, like ctx
-    float* ctx = nullptr;      // [B·T, h·d_v]; may be shared: backward recomputes it from probs and V
-    Bf16* qkv_bf16 = nullptr;  // if set, what attention reads (qkv may then be shared: project_kept)
+    float* probs = nullptr;  // [B, h, T, T]; may be shared, like ctx
+    float* ctx = nullptr;    // [B·T, h·d_v]; may be shared: backward recomputes it from probs and V
+    RowBuffer kept;          // what attention reads in both passes: qkv, or its bf16 copy (nn::keep)
   };
 
   struct Views {
