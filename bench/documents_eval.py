@@ -70,21 +70,25 @@ def paragraphs(a):
     # 2. each paragraph as one line: what attn did with a paragraph before documents.
     write(f"{d}/para.src", [" ".join(src[s:e]) for s, e in spans])
     t_one = run([a.attn, "translate", "-m", a.model, "-i", f"{d}/para.src", "-o", f"{d}/one.hyp"] + common)
-    # 3. the paragraphs as a document: blank lines between them.
+    # 3. the paragraphs as a document: blank lines between them; once per --max-input-tokens.
     with open(f"{d}/doc.txt", "w") as f:
         f.write("\n\n".join(" ".join(src[s:e]) for s, e in spans) + "\n")
-    t_doc = run([a.attn, "translate", "-m", a.model, "--format", "text", "-i", f"{d}/doc.txt",
-                 "-o", f"{d}/doc.hyp"] + common)
-    out = open(f"{d}/doc.hyp").read().strip("\n").split("\n\n")
-    if len(out) != len(spans):
-        sys.exit(f"documents_eval: {len(out)} paragraphs came back for {len(spans)} (see {d})")
-    write(f"{d}/doc.hyp.lines", [p.replace("\n", " ") for p in out])
+    rows = [("the verses line by line, joined", f"{d}/lines.hyp", t_lines),
+            ("each paragraph as one line (before)", f"{d}/one.hyp", t_one)]
+    for limit in a.max_input_tokens:
+        hyp_path = f"{d}/doc.{limit}.hyp"
+        t_doc = run([a.attn, "translate", "-m", a.model, "--format", "text", "-i", f"{d}/doc.txt",
+                     "-o", hyp_path, "--max-input-tokens", str(limit)] + common)
+        out = open(hyp_path).read().strip("\n").split("\n\n")
+        if len(out) != len(spans):
+            sys.exit(f"documents_eval: {len(out)} paragraphs came back for {len(spans)} (see {d})")
+        write(f"{hyp_path}.lines", [p.replace("\n", " ") for p in out])
+        name = "paragraphs as a document (--format text" + (f", --max-input-tokens {limit})" if limit else ")")
+        rows.append((name, f"{hyp_path}.lines", t_doc))
     print(f"CPU: {cpu_name()}, {os.cpu_count()} cores; {len(spans)} paragraphs of 3-8 consecutive verses "
           f"({sum(e - s for s, e in spans)} verses, {len(verses)} distinct), beam {a.beam}, alpha {a.alpha}\n")
     print("| input | BLEU | chrF2 | seconds |\n|---|---:|---:|---:|")
-    for name, path, t in (("the verses line by line, joined", f"{d}/lines.hyp", t_lines),
-                          ("each paragraph as one line (before)", f"{d}/one.hyp", t_one),
-                          ("paragraphs as a document (--format text)", f"{d}/doc.hyp.lines", t_doc)):
+    for name, path, t in rows:
         b, c = bleu(a.attn, path, f"{d}/ref")
         print(f"| {name} | {b:.2f} | {c:.2f} | {t:.1f} |")
 
@@ -146,6 +150,9 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--beam", type=int, default=4)
     p.add_argument("--alpha", type=float, default=0.6)
+    p.add_argument("--max-input-tokens", type=int, nargs="+", default=[0],
+                   help="paragraphs: translate the document once per value (sentences longer than it are cut "
+                        "at a clause boundary; 0: the model's limit)")
     a = p.parse_args()
     if a.what == "paragraphs":
         if not a.reference:

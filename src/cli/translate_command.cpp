@@ -106,7 +106,9 @@ void add_translate_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--max-length-b", s.max_length_b, "see --max-length-a")->capture_default_str();
   add_batching_options(sub, o.batch_tokens, o.max_batch_sentences);
-  sub->add_option("--max-input-tokens", o.max_input_tokens, "crop longer inputs (0: the model's maximum)")
+  sub->add_option("--max-input-tokens", o.max_input_tokens,
+                  "crop longer lines (0: the model's maximum); in a document, cut longer sentences at a clause (0: the "
+                  "length the model was trained on)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1 << 24));
   sub->add_option("--shortlist", r.shortlist,

@@ -1,6 +1,8 @@
 #include "data/parallel_corpus.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <ostream>
 
@@ -159,6 +161,17 @@ ParallelCorpus ParallelCorpus::load(const Vocabulary& vocabulary, const Parallel
                  << "\n";
   }
   return corpus;
+}
+
+std::size_t ParallelCorpus::source_length_quantile(double q) const {
+  if (!(q > 0 && q <= 1)) throw Error("source_length_quantile: q must be in (0, 1], got " + std::to_string(q));
+  if (size() == 0) return 0;
+  std::vector<std::size_t> lengths(size());
+  for (std::size_t i = 0; i < size(); ++i) lengths[i] = source_length(i);
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(size())));  // 1-based
+  const auto nth = lengths.begin() + static_cast<std::ptrdiff_t>(std::max<std::size_t>(rank, 1) - 1);
+  std::nth_element(lengths.begin(), nth, lengths.end());
+  return *nth;
 }
 
 ParallelCorpus ParallelCorpus::resampled(const BpeDropout& bpe, double dropout, std::uint64_t seed) const {

@@ -64,6 +64,9 @@ class ParallelCorpus {
   std::span<const std::int32_t> source(std::size_t i) const { return source_.line(i); }
   std::span<const std::int32_t> target(std::size_t i) const { return target_.line(i); }
   std::size_t source_length(std::size_t i) const { return source_.length(i); }
+  // The q-quantile (0 < q <= 1) of the kept pairs' source lengths, by nearest rank: the smallest
+  // length that at least q of the sources do not exceed. 0 for an empty corpus.
+  std::size_t source_length_quantile(double q) const;
   std::size_t target_length(std::size_t i) const { return target_.length(i); }
   // The line of kept pair i in both files, counting from 1.
   std::size_t line_number(std::size_t i) const { return line_numbers_[i]; }

@@ -237,8 +237,9 @@ DocumentTranslation translate_document(const Document& document, const SentenceT
     if (job.prepared.cut) ++result.cut_sentences;
   }
   if (result.cut_sentences > 0)
-    result.warnings.push_back(std::to_string(result.cut_sentences) +
-                              " pieces of sentences longer than the model takes were translated one by one");
+    result.warnings.push_back(std::to_string(result.cut_sentences) + " pieces of sentences longer than " +
+                              std::to_string(options.max_sentence_tokens) +
+                              " tokens (what the model translates whole) were translated one by one");
   for (std::size_t i = 0; i < document.segments.size(); ++i)
     result.rendered.push_back(render_segment(compose(document.segments[i], plans[i], translated[i]), document.escape));
   return result;

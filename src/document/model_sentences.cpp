@@ -59,6 +59,15 @@ int ModelSentences::max_input_tokens() const {
   return max_input_tokens_ > 0 ? max_input_tokens_ : model_.model->config().max_positions - 1;
 }
 
+int ModelSentences::sentence_tokens() const {
+  return document_sentence_tokens(model_.model->config(), max_input_tokens_);
+}
+
+int document_sentence_tokens(const ModelConfig& config, int requested) {
+  if (requested > 0) return std::min(requested, config.max_positions - 1);
+  return config.sentence_tokens > 0 ? config.sentence_tokens : config.max_positions - 1;
+}
+
 std::vector<SentenceTranslation> ModelSentences::operator()(const std::vector<std::string>& sentences,
                                                             const std::vector<bool>& alignment) {
   // Sentences with markup to place need their translation's word alignment: the search then keeps
@@ -87,7 +96,7 @@ DocumentOptions document_options(const ModelSentences& sentences, const LoadedMo
                                  const std::string& language) {
   DocumentOptions o;
   o.language = language.empty() ? model.languages.source : language;
-  o.max_sentence_tokens = sentences.max_input_tokens();
+  o.max_sentence_tokens = sentences.sentence_tokens();
   o.count_tokens = [&sentences](std::string_view text) { return sentences.count_tokens(text); };
   return o;
 }

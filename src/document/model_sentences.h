@@ -26,6 +26,8 @@ class ModelSentences {
   // Tokens of a text as the model reads it, and the most it reads (longer inputs are cropped).
   int count_tokens(std::string_view text) const;
   int max_input_tokens() const;
+  // The longest sentence a document hands this model whole (document_sentence_tokens).
+  int sentence_tokens() const;
   // Totals of every call so far.
   const BatchStatistics& statistics() const { return totals_; }
 
@@ -37,6 +39,13 @@ class ModelSentences {
   int max_input_tokens_;
   BatchStatistics totals_;
 };
+
+// The longest sentence, in tokens, a document hands the model whole, on every face: `requested` where
+// given (> 0: attn translate --max-input-tokens), else the source length 4 in 5 of the model's
+// training sentences do not exceed (config.json's sentence_tokens: units much longer than those it
+// learnt on translate worse, docs/documents.md), else the most the model reads (max_positions - 1).
+// A longer sentence is cut at a clause boundary and translated in pieces.
+int document_sentence_tokens(const ModelConfig& config, int requested);
 
 // What documents' word alignment reads, on every face (attn translate, the APIs, the service): the
 // default alignment layer's cross-attention, every head (their mean; docs/alignment.md).

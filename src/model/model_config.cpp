@@ -61,6 +61,9 @@ void ModelConfig::validate() const {
   if (!(activation_dropout >= 0 && activation_dropout < 1))
     throw Error("model config: activation_dropout must be in [0, 1)");
   if (attention_window < 0) throw Error("model config: attention_window must be >= 0 (0 = unrestricted)");
+  if (sentence_tokens < 0 || sentence_tokens >= max_positions)
+    throw Error("model config: sentence_tokens must be from 0 (not known) to max_positions - 1 (" +
+                std::to_string(max_positions - 1) + "), got " + std::to_string(sentence_tokens));
   if (!(layernorm_eps > 0)) throw Error("model config: layernorm_eps must be positive");
   const double bytes = 4 * parameter_count();
   const double memory = physical_memory_bytes();
@@ -107,6 +110,7 @@ void to_json(nlohmann::json& j, const ModelConfig& c) {
                      {"attention_window", c.attention_window},
                      {"vocab_size", c.vocab_size},
                      {"layernorm_eps", float_decimal(c.layernorm_eps)}};
+  if (c.sentence_tokens > 0) j["sentence_tokens"] = c.sentence_tokens;  // folders that do not know it stay as they were
 }
 
 namespace {
@@ -159,7 +163,8 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
                                            "max_positions",
                                            "attention_window",
                                            "vocab_size",
-                                           "layernorm_eps"};
+                                           "layernorm_eps",
+                                           "sentence_tokens"};
   for (auto it = j.begin(); it != j.end(); ++it)
     if (!known.count(it.key())) throw Error("model config: unknown key '" + it.key() + "'");
   std::string preset = "base";
@@ -186,6 +191,7 @@ void from_json(const nlohmann::json& j, ModelConfig& c) {
   read_int(j, "attention_window", c.attention_window);
   read_int(j, "vocab_size", c.vocab_size);
   read_float(j, "layernorm_eps", c.layernorm_eps);
+  read_int(j, "sentence_tokens", c.sentence_tokens);
   if (j.contains("positions")) {
     const auto& p = j.at("positions");
     if (p == "sinusoidal")

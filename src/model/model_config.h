@@ -27,6 +27,10 @@ struct ModelConfig {
   int attention_window = 0;  // restricted self-attention (section 4): r > 0 sees |i - j| <= r
   int vocab_size = 8000;     // the shared source/target vocabulary
   float layernorm_eps = 1e-5f;
+  // Not a knob: what the model was trained on. The source length, in vocabulary pieces, that 4 in 5
+  // of the training pairs' sources do not exceed (attn train records it; 0: not known). Translating
+  // a document, a sentence longer than this is cut at a clause boundary (docs/documents.md).
+  int sentence_tokens = 0;
 
   // Presets: "base" and "big" (Table 3), "small" (trains well on a 2-core machine), "tiny" (tests).
   static ModelConfig preset(std::string_view name);

@@ -40,7 +40,7 @@ document::SentenceTranslator queue_sentences(TranslationQueue& queue, int model,
 document::DocumentOptions served_document_options(const ServedModel& served, const std::string& language) {
   document::DocumentOptions o;
   o.language = language.empty() ? served.spec.source : language;
-  o.max_sentence_tokens = served.loaded.model->config().max_positions - 1;
+  o.max_sentence_tokens = document::document_sentence_tokens(served.loaded.model->config(), 0);
   const data::Vocabulary* vocabulary = served.loaded.vocabulary.get();
   o.count_tokens = [vocabulary](std::string_view text) { return static_cast<int>(vocabulary->encode(text).size()); };
   return o;

@@ -108,7 +108,11 @@ void save_checkpoint(const std::filesystem::path& path, const Transformer& model
 CheckpointContents load_checkpoint(const std::filesystem::path& path, Transformer& model, AdamOptimizer* optimizer) {
   const SafetensorsFile file = open_verified(path);
   CheckpointContents c = contents_of(file);
-  if (nlohmann::json(c.model_config) != nlohmann::json(model.config()))
+  // sentence_tokens is a fact of the training data, recomputed at every start (a checkpoint written
+  // before attn recorded it resumes too): not part of the comparison.
+  ModelConfig saved = c.model_config;
+  saved.sentence_tokens = model.config().sentence_tokens;
+  if (nlohmann::json(saved) != nlohmann::json(model.config()))
     throw_in(path.string(),
              "checkpoint was trained with a different model configuration: " + nlohmann::json(c.model_config).dump());
   const std::int64_t n = model.parameter_count();

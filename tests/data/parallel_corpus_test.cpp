@@ -216,5 +216,27 @@ TEST_F(ParallelCorpusTest, ACacheThatCannotBeWrittenIsOnlyAWarning) {
   EXPECT_NE(log_.str().find("warning: token cache not written"), std::string::npos) << log_.str();
 }
 
+// The quantile by nearest rank: of 10 sources of 1..10 words (longer in pieces, one after the other),
+// the 0.8-quantile is the 8th shortest's length (8 of the 10 are no longer), 0.75 too (rank
+// ceil(7.5) = 8), 0.1 the shortest's, 1 the longest's.
+TEST_F(ParallelCorpusTest, SourceLengthQuantileIsTheNearestRank) {
+  std::vector<std::string> source, target;
+  for (int n = 10; n >= 1; --n) {  // given longest first: the order of the file does not matter
+    source.push_back(many_words(n));
+    target.push_back("uno");
+  }
+  const auto corpus = load(write_corpus(source, target));
+  ASSERT_EQ(corpus.size(), 10u);
+  std::vector<std::size_t> by_words(11);  // the length of the source of n words
+  for (std::size_t i = 0; i < 10; ++i) by_words[10 - i] = corpus.source_length(i);
+  for (int n = 2; n <= 10; ++n) ASSERT_LT(by_words[n - 1], by_words[n]) << n;
+  EXPECT_EQ(corpus.source_length_quantile(0.8), by_words[8]);
+  EXPECT_EQ(corpus.source_length_quantile(0.75), by_words[8]);
+  EXPECT_EQ(corpus.source_length_quantile(0.1), by_words[1]);
+  EXPECT_EQ(corpus.source_length_quantile(1.0), by_words[10]);
+  EXPECT_THROW(corpus.source_length_quantile(0.0), Error);
+  EXPECT_THROW(corpus.source_length_quantile(1.5), Error);
+}
+
 }  // namespace
 }  // namespace attn::data

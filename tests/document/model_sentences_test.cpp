@@ -3,6 +3,8 @@
 // in one parallel pass (decode/forced_decoding), not the step-by-step search that produced it.
 #include "document/model_sentences.h"
 
+#include <memory>
+
 #include <gtest/gtest.h>
 
 #include "common/temp_dir.h"
@@ -10,6 +12,8 @@
 #include "decode/attention_records.h"
 #include "decode/forced_decoding.h"
 #include "decode/random_tiny_model.h"
+#include "document/document_translation.h"
+#include "document/text_document.h"
 #include "inspect/word_alignment.h"
 
 namespace attn::document {
@@ -59,6 +63,52 @@ TEST(ModelSentences, AlignsEachMarkedTranslationAsTheModelReadingItAgainDoes) {
     linked += static_cast<int>(expected.size());
   }
   EXPECT_GT(linked, 0) << "no link to compare: the test would pass with alignment broken";
+}
+
+// The longest sentence handed to the model whole: what was asked, else the length the model was
+// trained on (config sentence_tokens), else what it reads at all (hand-worked cases).
+TEST(DocumentSentenceTokens, AskedElseTrainedElseTheModelsLimit) {
+  ModelConfig c = ModelConfig::preset("tiny");
+  c.max_positions = 1024;
+  c.sentence_tokens = 42;
+  EXPECT_EQ(document_sentence_tokens(c, 0), 42);
+  EXPECT_EQ(document_sentence_tokens(c, 10), 10);
+  EXPECT_EQ(document_sentence_tokens(c, 5000), 1023);
+  c.sentence_tokens = 0;
+  EXPECT_EQ(document_sentence_tokens(c, 0), 1023);
+}
+
+// Through the faces' common path (document_options, as attn translate --format, the C++ and Python
+// APIs use it): a sentence longer than the model's training sentences is cut into pieces of at
+// most that many tokens, and the warning names the limit.
+TEST(ModelSentences, CutsADocumentsSentencesLongerThanTheModelsTrainingSentences) {
+  LoadedModel loaded = testing::random_tiny_model(testing::fresh_temp_dir("model_sentences_cut"), 64, 7);
+  ModelConfig config = loaded.model->config();
+  config.sentence_tokens = 6;
+  loaded.model = std::make_unique<Transformer>(config);
+  loaded.model->initialize(7);
+  BatchTranslatorOptions options;
+  options.search.max_length_b = 4;
+  ModelSentences sentences(loaded, options);
+  const DocumentOptions o = document_options(sentences, loaded, "en");
+  EXPECT_EQ(o.max_sentence_tokens, 6);
+  const std::string text = "And God said, Let there be light: and there was light, and it was good.";
+  ASSERT_GT(sentences.count_tokens(text), 12);
+  const SentenceTranslator translate = [&](const std::vector<std::string>& units, const std::vector<bool>& align) {
+    return sentences(units, align);
+  };
+  const DocumentTranslation t = translate_document(read_text(text), translate, o);
+  ASSERT_GE(t.sentences.size(), 2u);
+  for (const TranslatedSentence& s : t.sentences) {
+    EXPECT_TRUE(s.cut) << s.source;
+    EXPECT_LE(sentences.count_tokens(s.source), 6) << s.source;
+  }
+  ASSERT_FALSE(t.warnings.empty());
+  EXPECT_NE(t.warnings.back().find("longer than 6 tokens"), std::string::npos) << t.warnings.back();
+
+  options.max_input_tokens = 9;  // asked for: it wins
+  const ModelSentences asked(loaded, options);
+  EXPECT_EQ(document_options(asked, loaded, "en").max_sentence_tokens, 9);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include "common/temp_dir.h"
 #include "core/error.h"
+#include "core/text_file.h"
 #include "model/parameter_layout.h"
 #include "model/transformer.h"
 
@@ -190,6 +191,25 @@ TEST(ModelConfig, JsonRoundTripAndErrors) {
   expect_error([&] { load_model_config((dir / "bad2.json").string()); }, "heads must be positive");
   write_bytes(dir / "bad3.json", R"({"heads": )");
   expect_error([&] { load_model_config((dir / "bad3.json").string()); }, "not valid JSON");
+}
+
+// sentence_tokens (what the model was trained on) is written only where known, so that folders
+// without it stay as they were, and read back checked against the model's own limit.
+TEST(ModelConfig, SentenceTokensIsWrittenOnlyWhereKnownAndChecked) {
+  auto dir = testing::fresh_temp_dir("model_config_sentence_tokens");
+  ModelConfig c = ModelConfig::preset("small");
+  EXPECT_FALSE(nlohmann::json(c).contains("sentence_tokens"));
+  c.sentence_tokens = 42;
+  save_model_config((dir / "config.json").string(), c);
+  EXPECT_EQ(nlohmann::json::parse(read_file_bytes(dir / "config.json")).at("sentence_tokens"), 42);
+  EXPECT_EQ(load_model_config((dir / "config.json").string()).sentence_tokens, 42);
+  write_bytes(dir / "old.json", R"({"preset": "small"})");
+  EXPECT_EQ(load_model_config((dir / "old.json").string()).sentence_tokens, 0);
+  write_bytes(dir / "long.json", R"({"max_positions": 64, "sentence_tokens": 64})");
+  expect_error([&] { load_model_config((dir / "long.json").string()); },
+               "sentence_tokens must be from 0 (not known) to max_positions - 1 (63), got 64");
+  write_bytes(dir / "negative.json", R"({"sentence_tokens": -1})");
+  expect_error([&] { load_model_config((dir / "negative.json").string()); }, "sentence_tokens must be from 0");
 }
 
 // A model file written by attn carries a SHA-256 of its data; one flipped bit is refused on load,

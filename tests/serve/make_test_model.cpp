@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "model/model_config.h"
 #include "train/train_test_support.h"
 #include "train/trainer.h"
 
@@ -29,6 +30,13 @@ int main(int argc, char** argv) {
     std::ostringstream log;
     const attn::TrainResult r = attn::Trainer(o, log).run(false);
     std::filesystem::rename(dir / "run" / "model", dir / "model");
+    // Written as folders were before attn recorded sentence_tokens: the task's sentences are 4-9
+    // words, so the length recorded (4 in 5 no longer than ~9 pieces) would cut the longer sentences
+    // the tests send, whose subject is layout, markup and batching. The cut at the recorded length
+    // is tested in ModelSentences and SentenceTokens (document_sentence_tokens, every face's rule).
+    attn::ModelConfig config = attn::load_model_config((dir / "model" / "config.json").string());
+    config.sentence_tokens = 0;
+    attn::save_model_config((dir / "model" / "config.json").string(), config);
     std::cout << "serve_test_model: " << dir / "model"
               << " after " << r.progress.step << " steps\n";
     return 0;

@@ -136,6 +136,30 @@ TEST(Checkpoint, RoundTripRestoresWeightsMomentsAndProgress) {
   EXPECT_EQ(list_checkpoints(dir), std::vector<std::filesystem::path>{checkpoint_path(dir, 3)});
 }
 
+// sentence_tokens is what the training data says, recomputed at every start: a checkpoint written
+// before attn recorded it (or from other data) resumes; any other difference in the model is refused.
+TEST(Checkpoint, TheRecordedSentenceLengthIsNotPartOfTheModelComparison) {
+  auto dir = testing::fresh_temp_dir("checkpoint_sentence_tokens");
+  const ModelConfig before = ModelConfig::preset("tiny");
+  Transformer model(before);
+  model.initialize(1);
+  AdamOptimizer adam(model);
+  save_checkpoint(checkpoint_path(dir, 1), model, adam, TrainingProgress{}, {{"note", "x"}});
+
+  ModelConfig now = before;
+  now.sentence_tokens = 30;
+  Transformer resumed(now);
+  AdamOptimizer resumed_adam(resumed);
+  EXPECT_NO_THROW(load_checkpoint(checkpoint_path(dir, 1), resumed, &resumed_adam));
+  EXPECT_EQ(resumed.parameters_to_host(), model.parameters_to_host());
+  EXPECT_EQ(resumed.config().sentence_tokens, 30);
+
+  ModelConfig other = now;
+  other.d_ff += 8;
+  Transformer different(other);
+  EXPECT_THROW(load_checkpoint(checkpoint_path(dir, 1), different, nullptr), Error);
+}
+
 TEST(Checkpoint, TruncatedOrCorruptedFilesAreRefusedWithoutTouchingTheModel) {
   auto dir = testing::fresh_temp_dir("checkpoint_corrupt");
   const ModelConfig c = ModelConfig::preset("tiny");
