@@ -41,8 +41,9 @@ struct DetectedLanguage {
 // CLD2's close sets, such as es/pt/gl; English, which CLD2 trusts less as a hint, also as its language
 // hint when the text is short). The second reading's allowed languages are the answer; where the first
 // reading found none of the allowed languages, only those whose normalized score is at least that of
-// the first reading's best language (so that the hint does not turn Portuguese into Spanish, while
-// old Spanish read as Galician is found to be Spanish).
+// the first reading's best language, or at least 85% of it for Spanish where that language is
+// Galician (so that the hint does not turn Portuguese into Spanish, while old Spanish read as
+// Galician is found to be Spanish; Galician itself scores about half as well as Spanish).
 //
 // Confidence, for a language with CLD2 percent p among its three percents p1..p3 and normalized score s:
 //   100 * share * fit * length * agreement, at most 100, where
