@@ -168,8 +168,9 @@ std::size_t ParallelCorpus::source_length_quantile(double q) const {
   if (size() == 0) return 0;
   std::vector<std::size_t> lengths(size());
   for (std::size_t i = 0; i < size(); ++i) lengths[i] = source_length(i);
-  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(size())));  // 1-based
-  const auto nth = lengths.begin() + static_cast<std::ptrdiff_t>(std::max<std::size_t>(rank, 1) - 1);
+  // 1-based, and at least 1: q > 0 and size() > 0.
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(size())));
+  const auto nth = lengths.begin() + static_cast<std::ptrdiff_t>(rank - 1);
   std::nth_element(lengths.begin(), nth, lengths.end());
   return *nth;
 }
