@@ -45,7 +45,9 @@ a, b = r[1], r[-1]  # after step 2 .. the last step
 tokens = b["target_tokens"] - a["target_tokens"]; secs = b["elapsed_seconds"] - a["elapsed_seconds"]
 steps = b["step"] - a["step"]
 comm = sum(x.get("allreduce_seconds", 0) for x in r[2:])
-print(f"  {name:9s} {tokens / secs:8.0f} target tok/s  {secs / steps:7.2f} s/update  allreduce {100 * comm / secs:5.1f}% ({comm / steps * 1000:.0f} ms/update)")
+unhidden = sum(x.get("communication_seconds", 0) for x in r[2:])
+waiting = sum(x.get("waiting_seconds", 0) for x in r[2:])
+print(f"  {name:9s} {tokens / secs:8.0f} target tok/s  {secs / steps:7.2f} s/update  allreduce {100 * comm / secs:5.1f}% ({comm / steps * 1000:.0f} ms/update: not hidden {unhidden / steps * 1000:.0f}, waiting {waiting / steps * 1000:.0f})")
 PY
 }
 lscpu | grep -m1 "Model name" || true

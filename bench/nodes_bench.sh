@@ -10,7 +10,9 @@
 #   bench/nodes_bench.sh runs/en-es/data/train.en runs/en-es/data/train.es runs/en-es/vocab.model
 # Per preset: 1 node x 1 core (batch_tokens B), then per rate 2 nodes x 1 core (B each: the global
 # batch 2B); target tokens/s and seconds per update over the updates after the second, the
-# allreduce's time per update, and the scaling efficiency: tokens/s of 2 nodes / (2 x 1 node's).
+# update's time split into compute, communication that no rank's compute hid and the ranks' mean wait
+# for the slower one (train.jsonl: communication_seconds, waiting_seconds; rank 0's whole time in the
+# sums, allreduce_seconds, in brackets), and the scaling efficiency: tokens/s of 2 nodes / (2 x 1 node's).
 # --accumulate K: every run (the 1-node one too) sums K batches an update: one allreduce for K
 # batches' compute. --wire "fp32 bf16": each 2-node run with the gradient sent in each of these
 # (attn train --allreduce-precision).
@@ -44,21 +46,25 @@ work=$(mktemp -d)
 trap 'scripts/nodes down --name "$name" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 common=(train --train-source "$src" --train-target "$tgt" --vocabulary "$vocab" --max-steps "$steps" --log-every 1
   --save-every 0 --save-every-minutes 0 --warmup-steps 4000 --threads 1 --batch-tokens "$batch" --accumulate "$accumulate" --precision fp32)
-measure() {  # run_dir -> "tok/s s/update allreduce_ms"
+measure() {  # run_dir -> "tok/s s/update split" (split: "compute / not hidden / waiting (in sums)" ms, or -)
   python3 - "$1/train.jsonl" <<'PY'
 import json, sys
 r = [json.loads(l) for l in open(sys.argv[1]) if '"train"' in l]
 a, b = r[1], r[-1]  # after step 2 .. the last step
 tokens = b["target_tokens"] - a["target_tokens"]; secs = b["elapsed_seconds"] - a["elapsed_seconds"]
 steps = b["step"] - a["step"]
-comm = sum(x.get("allreduce_seconds", 0) for x in r[2:])
-print(f"{tokens / secs:.0f} {secs / steps:.2f} {comm / steps * 1000:.0f}")
+per = lambda key: sum(x.get(key, 0) for x in r[2:]) / steps * 1000
+split = "-"
+if "allreduce_seconds" in r[-1]:
+    unhidden, waiting = per("communication_seconds"), per("waiting_seconds")
+    split = f"{secs / steps * 1000 - unhidden - waiting:.0f}&nbsp;/&nbsp;{unhidden:.0f}&nbsp;/&nbsp;{waiting:.0f}&nbsp;({per('allreduce_seconds'):.0f})"
+print(f"{tokens / secs:.0f} {secs / steps:.2f} {split}")
 PY
 }
 echo "$(grep -m1 "model name" /proc/cpuinfo | sed 's/.*: //'), $(nproc) cores; $("$attn" --version 2>/dev/null | head -1)"
 echo "batch_tokens $batch per node x accumulate $accumulate, $steps updates (the first 2 not timed), fp32, 1 thread per node, delay $delay"
 echo
-echo "| preset | nodes x cores | link | allreduce (gradient on the wire) | target tok/s | s/update | allreduce ms/update (not hidden) | efficiency |"
+echo "| preset | nodes x cores | link | allreduce (gradient on the wire) | target tok/s | s/update | ms/update: compute / not hidden / waiting (in sums) | efficiency |"
 echo "|---|---|---|---|---:|---:|---:|---:|"
 for preset in $presets; do
   taskset -c 0 "$attn" "${common[@]}" --preset "$preset" --run-dir "$work/$preset-1" >"$work/$preset-1.log" 2>&1 ||

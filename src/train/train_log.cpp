@@ -35,6 +35,8 @@ void to_json(nlohmann::json& j, const TrainRecord& r) {
   if (r.lr_decay_end) j["lr_decay_end"] = *r.lr_decay_end;
   if (r.ranks) j["ranks"] = *r.ranks;
   if (r.allreduce_seconds) j["allreduce_seconds"] = *r.allreduce_seconds;
+  if (r.communication_seconds) j["communication_seconds"] = *r.communication_seconds;
+  if (r.waiting_seconds) j["waiting_seconds"] = *r.waiting_seconds;
 }
 
 void to_json(nlohmann::json& j, const ValidRecord& r) {
@@ -70,6 +72,8 @@ void from_json(const nlohmann::json& j, TrainRecord& r) {
   read_number(j, "lr_decay_end", r.lr_decay_end);
   read_number(j, "ranks", r.ranks);
   read_number(j, "allreduce_seconds", r.allreduce_seconds);
+  read_number(j, "communication_seconds", r.communication_seconds);
+  read_number(j, "waiting_seconds", r.waiting_seconds);
 }
 
 void from_json(const nlohmann::json& j, ValidRecord& r) {

@@ -23,7 +23,9 @@ struct TrainRecord {
   double elapsed_seconds = 0;                // training time so far
   std::optional<std::int64_t> lr_decay_end;  // lr_decay linear to a time budget: the end lr was on the way to
   std::optional<int> ranks;                  // with several ranks: how many,
-  std::optional<double> allreduce_seconds;   // and the seconds since the last record spent summing gradients
+  std::optional<double> allreduce_seconds;   // and the seconds since the last record spent summing gradients,
+  std::optional<double> communication_seconds;  // of which communication no rank's compute hid,
+  std::optional<double> waiting_seconds;        // and the ranks' mean wait for the slowest rank's compute
 };
 
 // A validation record (train/validation.h).

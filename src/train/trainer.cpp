@@ -2,10 +2,12 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/clock_text.h"
 #include "core/error.h"
@@ -42,6 +44,9 @@ std::string Trainer::Run::stop_reason() {
     control[kSnapshotMinute] = snapshot_minute(now, o_.snapshot_every_minutes);
   }
   ranks_.sum(control, kCount);
+  // The ranks leave this sum together: the update's time split (time_split) starts here.
+  synced_ = Clock::now();
+  comm_since_sync_ = 0;
   if (const auto minute = static_cast<int>(control[kSnapshotMinute]); minute > 0 && leader()) save_snapshot(minute);
   if (control[kSaveByTime] && progress_.step > first_step_) save();
   if (control[kSignal]) return "interrupted";
@@ -133,7 +138,7 @@ double Trainer::Run::accumulate_gradients(const GlobalBatch& batch) {
       final = [&](std::int64_t first) {
         const auto t0 = Clock::now();
         buckets->final_from(first);
-        window_comm_ += std::chrono::duration<double>(Clock::now() - t0).count();
+        count_comm(t0);
       };
     }
     const LossSums s = model_->forward_backward(batches_[static_cast<std::size_t>(i)].view(), dropout,
@@ -146,21 +151,54 @@ double Trainer::Run::accumulate_gradients(const GlobalBatch& batch) {
   if (overlapped) {
     // What the backward pass did not hide: the sums still under way (all of them on a rank whose
     // share of the global batch was empty, which sends its zeros like the others).
+    arrive_at_sum();
     const auto t0 = Clock::now();
     if (!buckets) buckets.emplace(ranks_, be, model_->gradients(), n, bucket, wire());
     buckets->finish();
-    window_comm_ += std::chrono::duration<double>(Clock::now() - t0).count();
+    count_comm(t0);
   }
   return loss;
 }
 
 void Trainer::Run::sum_across_ranks(double& loss) {
   if (ranks_.size() == 1) return;
+  if (o_.allreduce != "overlapped") arrive_at_sum();  // else arrived before the buckets' finish
   const auto t0 = Clock::now();
   if (o_.allreduce != "overlapped")  // else summed during the backward pass
     ranks_.sum(model_->gradients(), static_cast<std::size_t>(model_->parameter_count()), wire());
-  ranks_.sum(&loss, 1);
-  window_comm_ += std::chrono::duration<double>(Clock::now() - t0).count();
+  // The loss, and each rank's compute time in its own slot (the others' are 0): every rank learns
+  // them all. The loss's sum is the same as alone: the slots are summed element by element.
+  std::vector<double> shared(1 + static_cast<std::size_t>(ranks_.size()), 0.0);
+  shared[0] = loss;
+  shared[1 + static_cast<std::size_t>(ranks_.rank())] = computed_;
+  ranks_.sum(shared.data(), shared.size());
+  loss = shared[0];
+  count_comm(t0);
+  time_split(std::vector<double>(shared.begin() + 1, shared.end()));
+}
+
+void Trainer::Run::count_comm(Clock::time_point since) {
+  const double seconds = std::chrono::duration<double>(Clock::now() - since).count();
+  window_comm_ += seconds;
+  comm_since_sync_ += seconds;
+}
+
+void Trainer::Run::arrive_at_sum() {
+  faults_.before_sum();
+  computed_ = std::chrono::duration<double>(Clock::now() - synced_).count() - comm_since_sync_;
+}
+
+// The update's time since the ranks left stop_reason's sum together, T, split for the progress
+// window: the slowest rank computed max(c) of it; the rest, T - max(c), is communication that no
+// rank's compute hid; a rank that computed c waited max(c) - c for the slowest, and the window counts
+// the ranks' mean wait, max(c) - mean(c). (Compute, in the record, is the window's time less both.)
+void Trainer::Run::time_split(const std::vector<double>& computed) {
+  const double update = std::chrono::duration<double>(Clock::now() - synced_).count();
+  const double slowest = *std::max_element(computed.begin(), computed.end());
+  double mean = 0;
+  for (const double c : computed) mean += c / static_cast<double>(computed.size());
+  window_waiting_ += slowest - mean;
+  window_unhidden_ += std::max(0.0, update - slowest);
 }
 
 // The gradient's L2 norm: a run whose norm or loss shows divergence stops here, before the update;
@@ -203,8 +241,9 @@ void Trainer::Run::after_update() {
                   tps, clock_text(now).c_str(), eta >= 0 ? " | ETA " : "", eta >= 0 ? clock_text(eta).c_str() : "");
     log_ << line;
     if (ranks_.size() > 1) {
-      std::snprintf(line, sizeof line, " | %d ranks, allreduce %.0f%%%s", ranks_.size(), 100 * window_comm_ / secs,
-                    wire() == dist::WirePrecision::bf16 ? " (bf16)" : "");
+      std::snprintf(line, sizeof line, " | %d ranks, allreduce %.0f%% (not hidden %.0f%%, waiting %.0f%%)%s",
+                    ranks_.size(), 100 * window_comm_ / secs, 100 * window_unhidden_ / secs,
+                    100 * window_waiting_ / secs, wire() == dist::WirePrecision::bf16 ? " (bf16)" : "");
       log_ << line;
     }
     log_ << std::endl;
@@ -223,10 +262,12 @@ void Trainer::Run::after_update() {
       if (ranks_.size() > 1) {
         record.ranks = ranks_.size();
         record.allreduce_seconds = window_comm_;
+        record.communication_seconds = window_unhidden_;
+        record.waiting_seconds = window_waiting_;
       }
       emit(record);
     }
-    window_loss_ = window_nll_ = window_comm_ = 0;
+    window_loss_ = window_nll_ = window_comm_ = window_unhidden_ = window_waiting_ = 0;
     window_tokens_ = 0;
     window_start_ = Clock::now();
   }

@@ -16,6 +16,7 @@ TrainingFaults TrainingFaults::from_environment() {
   f.weights_drift = test_fault("weights-drift");
   f.slow_warmup = test_fault("slow-warmup");
   f.slow_final_model = test_fault("slow-final-model");
+  f.slow_compute = test_fault("slow-compute");
   return f;
 }
 
@@ -35,6 +36,10 @@ void TrainingFaults::after_adam(Transformer& model) const {
 
 void TrainingFaults::after_update(std::int64_t step, int warmup_steps) const {
   if (slow_warmup && step <= warmup_steps) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+}
+
+void TrainingFaults::before_sum() const {
+  if (slow_compute) std::this_thread::sleep_for(std::chrono::milliseconds(100));
 }
 
 void TrainingFaults::before_final_model() const {

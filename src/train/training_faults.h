@@ -58,6 +58,7 @@ struct TrainingFaults {
   bool weights_drift = false;      // this process's first weight moves by one ulp after each Adam step
   bool slow_warmup = false;        // every warmup update 300 ms slower (the decay's end estimated too early)
   bool slow_final_model = false;   // the final model written 5 s late (rank 0 alone, the other ranks done)
+  bool slow_compute = false;       // each update's compute 100 ms longer on this rank, before its gradient sum
 
   static TrainingFaults from_environment();  // the one place a training run reads ATTN_TEST_FAULTS
 
@@ -71,6 +72,9 @@ struct TrainingFaults {
   // Before the final model is written, after the ranks' last collective: the test of a rank that
   // works on alone after the others have ended (slow_final_model).
   void before_final_model() const;
+  // Where a rank's compute of an update ends and its blocking gradient sum begins: the test of the
+  // step's split into compute, waiting for the slowest rank and communication (slow_compute).
+  void before_sum() const;
 };
 
 }  // namespace attn

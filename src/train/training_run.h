@@ -80,6 +80,11 @@ class Trainer::Run {
   void sum_across_ranks(double& loss);                    // gradients and loss: the sums over all ranks
   float clip_scale(double loss_per_token);                // stops a diverging run; the clip's scale
   void count_update(std::int64_t target_tokens);
+  // The step's time split across ranks (trainer.cpp): communication counted since `since`; the
+  // update's compute ends where a rank arrives at its blocking sum; the split of each update.
+  void count_comm(Clock::time_point since);
+  void arrive_at_sum();
+  void time_split(const std::vector<double>& computed);
 
   bool leader() const { return ranks_.rank() == 0; }
   dist::WirePrecision wire() const {
@@ -146,6 +151,12 @@ class Trainer::Run {
   double lr_ = 0;
   // Progress window for the live line; loss sums are this rank's, tokens the global batch's.
   double window_loss_ = 0, window_nll_ = 0, window_comm_ = 0;
+  // With several ranks, the window's communication that no rank's compute hid, and the ranks' mean
+  // wait for the slowest rank's compute (trainer.cpp, time_split); from stop_reason's sum, this
+  // update's: this rank's time in sums and its compute before the blocking sum.
+  double window_unhidden_ = 0, window_waiting_ = 0;
+  Clock::time_point synced_ = Clock::now();
+  double comm_since_sync_ = 0, computed_ = 0;
   std::int64_t window_tokens_ = 0;
 };
 

@@ -15,6 +15,7 @@
 #include "model/safetensors.h"
 #include "train/checkpoint.h"
 #include "train/dist/host.h"
+#include "train/train_log.h"
 #include "train_test_support.h"
 
 namespace attn {
@@ -241,6 +242,58 @@ TEST_F(Distributed, AStoppedRankIsNamedByTheOtherWithinThePeerTimeout) {
                        "it was cut\nattn: stopping this rank; continue from the last checkpoint with --resume"),
               std::string::npos)
         << log;
+  }
+}
+
+// The step split across ranks (train.jsonl: waiting_seconds, communication_seconds): rank 1 computes
+// 100 ms longer before each gradient sum (ATTN_TEST_FAULTS: slow-compute), so rank 0 waits ~100 ms an
+// update and the ranks' mean wait is ~50 ms; the link itself (shared memory, a tiny model) takes a few
+// ms. Both ranks slowed alike: nobody waits for anybody. For the sum after the backward pass and
+// the overlapped one.
+TEST_F(Distributed, TheStepSplitsIntoComputeWaitingForTheSlowestRankAndCommunication) {
+  const auto& t = *task_;
+  for (const std::string how : {"overlapped", "after_backward"}) {
+    SCOPED_TRACE(how);
+    struct Split {
+      double waiting = 0, communication = 0, allreduce = 0, seconds = 0;
+      int updates = 0;
+    };
+    auto run = [&](const std::string& name, bool slow0, bool slow1) {
+      const Args args = with(setting(train_args(t, *dir_ / name, 21), {"--valid-every", "1000"}), {"--allreduce", how});
+      const Args slow = with({"/usr/bin/env", "ATTN_TEST_FAULTS=slow-compute"}, args);
+      const int status = wait_for(spawn(mpirun({slow0 ? slow : args, slow1 ? slow : args}), *dir_ / (name + ".log")));
+      Split s;
+      if (!succeeded(status)) {
+        ADD_FAILURE() << read_all(*dir_ / (name + ".log"));
+        return s;
+      }
+      const auto records = read_training_log(*dir_ / name / "train.jsonl").train;
+      // From the second update on (the first one's includes the start).
+      for (std::size_t i = 1; i < records.size(); ++i) {
+        const TrainRecord& r = records[i];
+        if (!r.waiting_seconds || !r.communication_seconds || !r.allreduce_seconds) {
+          ADD_FAILURE() << name << ": step " << r.step << " without its split";
+          continue;
+        }
+        s.waiting += *r.waiting_seconds;
+        s.communication += *r.communication_seconds;
+        s.allreduce += *r.allreduce_seconds;
+        s.seconds += r.elapsed_seconds - records[i - 1].elapsed_seconds;
+        ++s.updates;
+      }
+      EXPECT_EQ(s.updates, 20);
+      return s;
+    };
+    const Split one_slow = run("split-" + how, false, true);
+    const double n = one_slow.updates;
+    EXPECT_GT(one_slow.waiting / n, 0.040) << "the ranks' mean wait, per update";
+    EXPECT_LT(one_slow.waiting / n, 0.080);
+    EXPECT_LT(one_slow.communication / n, 0.030) << "not the wait";
+    EXPECT_GT(one_slow.allreduce / n, 0.080) << "rank 0's time in the sums holds its ~100 ms wait";
+    EXPECT_LE(one_slow.waiting + one_slow.communication, one_slow.seconds);
+    const Split both_slow = run("split-both-" + how, true, true);
+    EXPECT_LT(both_slow.waiting / n, 0.030) << "nobody waits";
+    EXPECT_GT(both_slow.seconds / n, 0.100) << "the sleep is compute";
   }
 }
 
