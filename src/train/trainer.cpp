@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -162,10 +163,10 @@ double Trainer::Run::accumulate_gradients(const GlobalBatch& batch) {
 
 void Trainer::Run::sum_across_ranks(double& loss) {
   if (ranks_.size() == 1) return;
-  if (o_.allreduce != "overlapped") arrive_at_sum();  // else arrived before the buckets' finish
+  const bool after_backward = o_.allreduce != "overlapped";  // else summed (and arrived) during the backward pass
+  if (after_backward) arrive_at_sum();
   const auto t0 = Clock::now();
-  if (o_.allreduce != "overlapped")  // else summed during the backward pass
-    ranks_.sum(model_->gradients(), static_cast<std::size_t>(model_->parameter_count()), wire());
+  if (after_backward) ranks_.sum(model_->gradients(), static_cast<std::size_t>(model_->parameter_count()), wire());
   // The loss, and each rank's compute time in its own slot (the others' are 0): every rank learns
   // them all. The loss's sum is the same as alone: the slots are summed element by element.
   std::vector<double> shared(1 + static_cast<std::size_t>(ranks_.size()), 0.0);
@@ -174,7 +175,7 @@ void Trainer::Run::sum_across_ranks(double& loss) {
   ranks_.sum(shared.data(), shared.size());
   loss = shared[0];
   count_comm(t0);
-  time_split(std::vector<double>(shared.begin() + 1, shared.end()));
+  time_split(std::span<const double>(shared).subspan(1));
 }
 
 void Trainer::Run::count_comm(Clock::time_point since) {
@@ -192,7 +193,7 @@ void Trainer::Run::arrive_at_sum() {
 // window: the slowest rank computed max(c) of it; the rest, T - max(c), is communication that no
 // rank's compute hid; a rank that computed c waited max(c) - c for the slowest, and the window counts
 // the ranks' mean wait, max(c) - mean(c). (Compute, in the record, is the window's time less both.)
-void Trainer::Run::time_split(const std::vector<double>& computed) {
+void Trainer::Run::time_split(std::span<const double> computed) {
   const double update = std::chrono::duration<double>(Clock::now() - synced_).count();
   const double slowest = *std::max_element(computed.begin(), computed.end());
   double mean = 0;

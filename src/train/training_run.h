@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -84,7 +85,7 @@ class Trainer::Run {
   // update's compute ends where a rank arrives at its blocking sum; the split of each update.
   void count_comm(Clock::time_point since);
   void arrive_at_sum();
-  void time_split(const std::vector<double>& computed);
+  void time_split(std::span<const double> computed);
 
   bool leader() const { return ranks_.rank() == 0; }
   dist::WirePrecision wire() const {
