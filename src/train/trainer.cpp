@@ -72,7 +72,6 @@ bool Trainer::Run::update() {
   adam_->step(static_cast<float>(lr_), grad_scale);
   faults_.after_adam(*model_);
   count_update(batch.target_tokens);
-  faults_.after_update(progress_.step, o_.warmup_steps);
   return true;
 }
 

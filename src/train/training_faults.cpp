@@ -11,18 +11,18 @@ namespace attn {
 
 TrainingFaults TrainingFaults::from_environment() {
   TrainingFaults f;
-  f.minute_per_second = test_fault("minute-per-second");
   f.busy_after_warmup = test_fault("busy-after-warmup");
+  f.idle_after_warmup = test_fault("idle-after-warmup");
   f.weights_drift = test_fault("weights-drift");
-  f.slow_warmup = test_fault("slow-warmup");
   f.slow_final_model = test_fault("slow-final-model");
   f.slow_compute = test_fault("slow-compute");
   return f;
 }
 
 std::unique_ptr<TrainingClock> TrainingFaults::clock(double before, std::int64_t first_step, int warmup_steps) const {
-  if (busy_after_warmup) return std::make_unique<UpdateCountingClock>(before, first_step, warmup_steps);
-  return std::make_unique<SteadyTrainingClock>(before, minute_per_second ? 60 : 1);
+  if (busy_after_warmup) return std::make_unique<UpdateCountingClock>(before, first_step, warmup_steps, 0.125, 1.0);
+  if (idle_after_warmup) return std::make_unique<UpdateCountingClock>(before, first_step, warmup_steps, 30.0, 1.0);
+  return std::make_unique<SteadyTrainingClock>(before);
 }
 
 void TrainingFaults::after_adam(Transformer& model) const {
@@ -32,10 +32,6 @@ void TrainingFaults::after_adam(Transformer& model) const {
   be.copy_to_host(&first, model.parameters(), sizeof first);
   first = std::nextafter(first, std::numeric_limits<float>::infinity());
   be.copy_to_device(model.parameters(), &first, sizeof first);
-}
-
-void TrainingFaults::after_update(std::int64_t step, int warmup_steps) const {
-  if (slow_warmup && step <= warmup_steps) std::this_thread::sleep_for(std::chrono::milliseconds(300));
 }
 
 void TrainingFaults::before_sum() const {

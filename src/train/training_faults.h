@@ -19,44 +19,50 @@ class TrainingClock {
   virtual double elapsed(std::int64_t step) const = 0;
 };
 
-// The steady clock from the end of the run's setup, `speedup` times as fast (1 outside tests).
+// The steady clock from the end of the run's setup.
 class SteadyTrainingClock final : public TrainingClock {
  public:
-  SteadyTrainingClock(double before, double speedup) : before_(before), speedup_(speedup) {}
+  explicit SteadyTrainingClock(double before) : before_(before) {}
   double elapsed(std::int64_t) const override {
-    return before_ + speedup_ * std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    return before_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   }
 
  private:
-  double before_, speedup_;
+  double before_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
-// No clock but the updates: 1/8 s each of the warmup, 1 s each after it (a machine that became
-// busy), so that a test knows to the update where a time budget ends.
+// No clock but the updates: `warmup_seconds` each of the warmup, `later_seconds` each after it, so
+// that a test knows to the update where a time budget, a snapshot's minute or the decay's
+// estimated end falls, however loaded the machine that runs it.
 class UpdateCountingClock final : public TrainingClock {
  public:
-  UpdateCountingClock(double before, std::int64_t first_step, int warmup_steps)
-      : before_(before), first_step_(first_step), warmup_steps_(warmup_steps) {}
+  UpdateCountingClock(double before, std::int64_t first_step, int warmup_steps, double warmup_seconds,
+                      double later_seconds)
+      : before_(before),
+        first_step_(first_step),
+        warmup_steps_(warmup_steps),
+        warmup_seconds_(warmup_seconds),
+        later_seconds_(later_seconds) {}
   double elapsed(std::int64_t step) const override { return before_ + seconds(step) - seconds(first_step_); }
 
  private:
   double seconds(std::int64_t step) const {
     const std::int64_t warm = std::min<std::int64_t>(step, warmup_steps_);
-    return 0.125 * static_cast<double>(warm) + static_cast<double>(step - warm);
+    return warmup_seconds_ * static_cast<double>(warm) + later_seconds_ * static_cast<double>(step - warm);
   }
   double before_;
   std::int64_t first_step_;
   int warmup_steps_;
+  double warmup_seconds_, later_seconds_;
 };
 
 // The faults ATTN_TEST_FAULTS asks for, each reaching a path a correct run never takes (or takes
 // only after minutes). All off outside tests.
 struct TrainingFaults {
-  bool minute_per_second = false;  // a minute of training time passes every second (budget minute marks in seconds)
-  bool busy_after_warmup = false;  // training time counted in updates (UpdateCountingClock)
+  bool busy_after_warmup = false;  // training time counted in updates: 1/8 s each of the warmup, 1 s each after
+  bool idle_after_warmup = false;  // training time counted in updates: 30 s each of the warmup, 1 s each after
   bool weights_drift = false;      // this process's first weight moves by one ulp after each Adam step
-  bool slow_warmup = false;        // every warmup update 300 ms slower (the decay's end estimated too early)
   bool slow_final_model = false;   // the final model written 5 s late (rank 0 alone, the other ranks done)
   bool slow_compute = false;       // each update's compute 100 ms longer on this rank, before its gradient sum
 
@@ -66,9 +72,6 @@ struct TrainingFaults {
   std::unique_ptr<TrainingClock> clock(double before, std::int64_t first_step, int warmup_steps) const;
   // After Adam's step: the test of the ranks' agreement on the weights (weights_drift).
   void after_adam(Transformer& model) const;
-  // After update `step` is counted: the test of a decay end estimated on a machine that then became
-  // idle (slow_warmup).
-  void after_update(std::int64_t step, int warmup_steps) const;
   // Before the final model is written, after the ranks' last collective: the test of a rank that
   // works on alone after the others have ended (slow_final_model).
   void before_final_model() const;

@@ -250,10 +250,11 @@ TEST(Resume, LinearDecayUnderATimeBudgetAnnealsWhereTheTimeEnds) {
 // A run that ends with its time budget stands for the whole budget, so it leaves the snapshot of the
 // budget's minute, holding its last update, also where its linear decay reached the update estimated
 // to be the budget's last before the time ran out (such a run used to leave none: the demo's "45 min,
-// last checkpoint" row went missing). Here a minute of training time passes every second
-// (ATTN_TEST_FAULTS=minute-per-second) and every warmup update takes 300 ms (slow-warmup), so the
-// end estimated from the warmup's speed, never estimated again (log_every 1000), comes early (the
-// warmup's 5 updates take 1.5-3 s: 90-180 s of training time, of the budget's 600).
+// last checkpoint" row went missing). Training time is counted in updates, not read from a clock
+// (ATTN_TEST_FAULTS=idle-after-warmup: 30 s each of the 5 warmup updates, 1 s each after them, a
+// machine that became idle), so, worked out by hand: the warmup ends at 150 s, at 1/30 update a
+// second the 450 s left promise 15 updates, the decay's end is update 20 (never estimated again:
+// log_every 1000), reached at 165 s, 0:02:45; minute 1's snapshot is update 2's (60 s).
 TEST(Resume, ARunEndedByItsDecayLeavesTheBudgetsSnapshot) {
   const auto dir = testing::fresh_temp_dir("budget_snapshot");
   const auto task = testing::make_reverse_task(dir, 1000, 20);
@@ -261,7 +262,7 @@ TEST(Resume, ARunEndedByItsDecayLeavesTheBudgetsSnapshot) {
       setting(train_args(task, dir / "run"),
               {"--max-steps", "0", "--time-budget-minutes", "10", "--lr-decay", "linear", "--warmup-steps", "5",
                "--log-every", "1000", "--save-every", "0", "--snapshot-every-minutes", "1"});
-  ASSERT_EQ(setenv("ATTN_TEST_FAULTS", "minute-per-second,slow-warmup", 1), 0);
+  ASSERT_EQ(setenv("ATTN_TEST_FAULTS", "idle-after-warmup", 1), 0);
   const int code = run_logged(args, dir / "run.log");
   unsetenv("ATTN_TEST_FAULTS");
   const std::string log = read_all(dir / "run.log");
@@ -270,11 +271,13 @@ TEST(Resume, ARunEndedByItsDecayLeavesTheBudgetsSnapshot) {
   const auto at = log.find(said);
   ASSERT_NE(at, std::string::npos) << log;
   const std::int64_t last = std::stoll(log.substr(at + said.size()));
+  EXPECT_EQ(last, 20) << log;
   const auto after = log.find(", after ", at);
   ASSERT_NE(after, std::string::npos) << log;
-  EXPECT_LT(log.substr(after + 8, 5), "0:10:") << "stopped by its decay before the budget's minute: " << log;
+  EXPECT_EQ(log.substr(after + 8, 7), "0:02:45") << "stopped by its decay before the budget's minute: " << log;
   const auto snapshots = dir / "run" / "snapshots";
-  EXPECT_TRUE(std::filesystem::exists(snapshots / "minute-001" / "model.safetensors")) << log;  // in the warmup
+  ASSERT_TRUE(std::filesystem::exists(snapshots / "minute-001" / "model.safetensors")) << log;  // in the warmup
+  EXPECT_EQ(SafetensorsFile(snapshots / "minute-001" / "model.safetensors").metadata().at("step"), "2");
   ASSERT_TRUE(std::filesystem::exists(snapshots / "minute-010" / "model.safetensors")) << log;
   const SafetensorsFile budget(snapshots / "minute-010" / "model.safetensors");
   EXPECT_EQ(budget.metadata().at("step"), std::to_string(last));
