@@ -183,6 +183,15 @@ std::vector<float> Transformer::gradients_to_host() {
   return host;
 }
 
+float* Transformer::lookup_gradients() {
+  if (lookup_grads_.size() == 0) {
+    const std::int64_t n = static_cast<std::int64_t>(config_.vocab_size) * config_.d_model;
+    lookup_grads_.resize(*backend_, static_cast<std::size_t>(n));
+    backend_->fill(lookup_grads_.data(), n, 0.0f);
+  }
+  return lookup_grads_.data();
+}
+
 void Transformer::zero_gradients() { backend_->fill(gradients(), layout_.total(), 0.0f); }
 
 const float* Transformer::positions(bool decoder) const {
@@ -284,8 +293,10 @@ void Transformer::backward(const TokenBatch& b, const nn::Dropout& dropout, cons
 }
 
 LossSums Transformer::forward_backward(const TokenBatch& b, const nn::Dropout& dropout, float grad_scale,
-                                       const GradientsFinal& final) {
+                                       const GradientsFinal& final, const EmbeddingGradient& embedding) {
   gradients();  // make sure the layers see a gradient buffer
+  // Where the lookups' gradient goes for this call (the embedding's own gradient otherwise).
+  embedding_.lookup_grad = embedding.lookups_apart ? lookup_gradients() : nullptr;
   workspace_.lay_out(*backend_, config_, b.batch, b.src_len, b.tgt_len, /*backward=*/true);
   upload(b);
   forward(b, dropout);
@@ -304,7 +315,9 @@ LossSums Transformer::forward_backward(const TokenBatch& b, const nn::Dropout& d
                                 config_.label_smoothing, kPadId, grad_scale, nullptr, d_logits.data, d_logits.dtype);
     embedding_.project_backward(*backend_, y, count, d_logits.read(), dy);
   });
+  if (embedding.lookups_apart && embedding.output_part_final) embedding.output_part_final();
   backward(b, dropout, final);
+  embedding_.lookup_grad = nullptr;
   return sums;
 }
 

@@ -23,6 +23,18 @@
 
 namespace attn {
 
+// The shared embedding's gradient has two parts: the output layer's (done first, as soon as that
+// layer's backward is) and the lookups' (the target's in the middle of the backward pass, the
+// source's at its very end). By default both go into gradients(). With lookups_apart, gradients()
+// gets the output layer's part only (output_part_final is told when it is done, before any call
+// of final) and the lookups' part is added to lookup_gradients() instead, for a caller that sums
+// the two parts across processes apart and adds them itself (train/: the lookups touch a few
+// rows of the vocabulary, the output layer all of them).
+struct EmbeddingGradient {
+  bool lookups_apart = false;
+  std::function<void()> output_part_final;
+};
+
 class Transformer {
  public:
   // Parameters start at zero: call initialize() or load_parameters(). With WeightFormat::int8
@@ -72,7 +84,10 @@ class Transformer {
   // across processes while the rest is computed.
   using GradientsFinal = std::function<void(std::int64_t first)>;
   LossSums forward_backward(const TokenBatch& batch, const nn::Dropout& dropout, float grad_scale,
-                            const GradientsFinal& final = {});
+                            const GradientsFinal& final = {}, const EmbeddingGradient& embedding = {});
+  // [vocab, d_model], zero until a backward pass with lookups_apart adds to it; the caller zeroes
+  // what it has taken (zero_gradients() does not touch it).
+  float* lookup_gradients();
   // Loss without dropout and without backward.
   LossSums evaluate(const TokenBatch& batch);
   // log P(target + EOS | source) of each sentence (forced decoding, no smoothing, no dropout).
@@ -122,6 +137,7 @@ class Transformer {
   std::unordered_map<std::string, std::int64_t> float_offsets_;
   std::int64_t float_total_ = 0;
   DeviceBuffer<float> params_, grads_;
+  DeviceBuffer<float> lookup_grads_;             // [vocab, d_model]: the lookups' gradient kept apart
   std::unique_ptr<QuantizedWeights> quantized_;  // int8 models
   DeviceBuffer<float> sinusoids_;                // [max_positions, d_model] when positions are sinusoidal
   nn::SharedEmbedding embedding_;

@@ -13,7 +13,7 @@ void SharedEmbedding::embed_backward(Backend& be, const std::int32_t* ids, int b
                                      const Dropout& dropout, std::uint64_t site, float* positions_grad) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   be.dropout(d_out, d_out, rows * dim, dropout.rate, dropout.site(site));
-  be.embedding_backward(ids, rows, d_out, dim, scale, table_grad);
+  be.embedding_backward(ids, rows, d_out, dim, scale, lookup_grad ? lookup_grad : table_grad);
   if (positions_grad) be.positions_backward(d_out, batch, length, dim, positions_grad);
 }
 

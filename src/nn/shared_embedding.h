@@ -16,13 +16,14 @@ struct SharedEmbedding {
   MatrixRef table{};
   float* table_grad = nullptr;
   int vocab = 0, dim = 0;
-  float scale = 1;  // √d_model
+  float scale = 1;               // √d_model
+  float* lookup_grad = nullptr;  // where the lookups' gradient goes, if not into table_grad
 
   // out [B·T, dim] = dropout(E[ids]·scale + positions[t]); positions [≥T, dim].
   void embed(Backend& be, const std::int32_t* ids, int batch, int length, const float* positions,
              const Dropout& dropout, std::uint64_t site, float* out) const;
-  // d_out is consumed (dropout applied in place); E's gradient and, if given, the learned
-  // positions' gradient are accumulated.
+  // d_out is consumed (dropout applied in place); E's gradient (lookup_grad, else table_grad) and,
+  // if given, the learned positions' gradient are accumulated.
   void embed_backward(Backend& be, const std::int32_t* ids, int batch, int length, float* d_out, const Dropout& dropout,
                       std::uint64_t site, float* positions_grad) const;
 

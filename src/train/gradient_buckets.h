@@ -1,8 +1,10 @@
 #pragma once
 // The gradient summed across ranks while the backward pass is still running (as PyTorch's DDP
-// does): the gradient buffer is cut into buckets from its end, where the backward pass finishes
-// first (Transformer::GradientsFinal), and each bucket's sum starts as soon as the backward pass
-// has finished all of it, so that communication hides behind the layers still to compute.
+// does): each part of the gradient buffer the backward pass has finished (Transformer::GradientsFinal:
+// the layers from the buffer's end, the last decoder layer first) is sent at once, in sums of at
+// most a bucket each, so that communication hides behind the layers still to compute. A bucket
+// never waits for a layer not yet done: what waits for the backward pass's end is the first
+// encoder layer alone (and the shared embedding's lookups, train/lookup_gradient_sum.h).
 #include <cstdint>
 
 #include "kernels/backend.h"
@@ -12,34 +14,38 @@ namespace attn {
 
 class GradientBuckets {
  public:
-  // grads [n]: the buffer to sum in place; bucket_floats > 0 floats a bucket (the first bucket,
-  // at the buffer's start, takes what is left). Where earlier is given, each bucket first gets
-  // earlier's part added (grads += earlier: the gradient of this rank's earlier batches of the
-  // update, in the order the accumulation adds them), then goes out.
-  // wire: how each bucket travels (dist::WirePrecision).
+  // grads [n]: the buffer to sum in place; bucket_floats > 0: the most floats one sum holds. Where
+  // earlier is given, each part first gets earlier's part added (grads += earlier: the gradient of
+  // this rank's earlier batches of the update, in the order the accumulation adds them), then goes
+  // out. wire: how each part travels (dist::WirePrecision). apart_end > 0: grads[0, apart_end) is
+  // done before the rest (the shared embedding's output layer part, EmbeddingGradient), and goes
+  // when final_apart() is called.
   GradientBuckets(dist::Communicator& ranks, Backend& backend, float* grads, std::int64_t n, std::int64_t bucket_floats,
-                  dist::WirePrecision wire, const float* earlier = nullptr);
-  // The backward pass is done with grads[first, n): starts the sum of every bucket inside that
-  // range not yet started.
+                  dist::WirePrecision wire, const float* earlier = nullptr, std::int64_t apart_end = 0);
+  // The backward pass is done with grads[0, apart_end): starts its sums.
+  void final_apart();
+  // The backward pass is done with grads[first, n): starts the sums of what in it has not gone yet
+  // (and of [0, apart_end) where first is 0).
   void final_from(std::int64_t first);
   // Starts what is left and waits for every sum: grads holds the sum over the ranks.
   void finish();
-  int buckets() const;
+  int sums() const { return sums_; }  // sums started so far
 
   // The bucket size in floats for a size in MB (2^20 bytes), at least one float.
   static std::int64_t floats_of_mb(double mb);
 
  private:
-  void start(int bucket);
-  std::int64_t bucket_begin(int bucket) const;  // bucket 0 ends the buffer
+  void start_range(std::int64_t begin, std::int64_t end);
 
   dist::Communicator& ranks_;
   Backend& backend_;
   float* grads_;
-  std::int64_t n_, bucket_;
+  std::int64_t n_, bucket_, apart_end_;
+  std::int64_t started_from_;  // grads[started_from_, n) has gone
+  bool apart_started_ = false;
   dist::WirePrecision wire_;
   const float* earlier_;
-  int started_ = 0;  // buckets 0 .. started_ - 1 are under way or done
+  int sums_ = 0;
 };
 
 }  // namespace attn

@@ -86,8 +86,8 @@ std::vector<OptionField> option_fields(TrainOptions& o) {
        "ranks then no longer sum what one process accumulating their batches sums to the bit)",
        &o.allreduce_precision},
       {"allreduce_bucket_mb",
-       "MB of gradient a bucket of the overlapped sum holds (the last layers' first; a gradient smaller than one "
-       "bucket goes as one)",
+       "the most MB of gradient one sum of the overlapped sum holds (each layer's gradient goes as soon as the "
+       "backward pass has finished it, the last layers' first; a layer larger than this in several sums)",
        &o.allreduce_bucket_mb},
       {"peer_timeout_seconds",
        "under mpirun, a rank that hears nothing from another rank for this long (its node down, the link to it cut, "

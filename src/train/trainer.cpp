@@ -110,7 +110,8 @@ bool Trainer::Run::next_epoch() {
 
 // Each batch's gradient is computed from zero and added to the sum of the earlier ones, the way the
 // ranks' gradients are added: 1 rank accumulating 2 batches then sums exactly what 2 ranks of 1
-// batch sum, to the bit.
+// batch sum, to the bit. The shared embedding's lookups' gradient is summed apart, over the rows
+// the batches look up (train/lookup_gradient_sum.h), and added last.
 double Trainer::Run::accumulate_gradients(const GlobalBatch& batch) {
   // Late dropout: none until the update's batches reach epoch dropout_from_epoch.
   const bool dropping = progress_.epoch + 1 >= o_.dropout_from_epoch;
@@ -118,11 +119,20 @@ double Trainer::Run::accumulate_gradients(const GlobalBatch& batch) {
   const std::int64_t n = model_->parameter_count();
   double loss = 0;
   model_->zero_gradients();
+  std::vector<TokenBatch> mine;
+  for (int i = 0; i < batch.mine; ++i) mine.push_back(batches_[static_cast<std::size_t>(i)].view());
+  lookups_->begin_update(mine);
   // Across ranks, overlapped: the last batch's backward pass sends each bucket of the gradient as
-  // soon as it has finished it (with the earlier batches' sum added first, as below).
+  // soon as it has finished it (with the earlier batches' sum added first, as below), the output
+  // layer's part of the embedding first.
   const bool overlapped = ranks_.size() > 1 && o_.allreduce == "overlapped";
   const std::int64_t bucket = GradientBuckets::floats_of_mb(o_.allreduce_bucket_mb);
+  const std::int64_t embedding = static_cast<std::int64_t>(model_->config().vocab_size) * model_->config().d_model;
   std::optional<GradientBuckets> buckets;
+  auto start_buckets = [&](const float* earlier) {
+    lookups_->start_rows(ranks_);  // the rows any rank looks up: before the buckets, on every rank
+    buckets.emplace(ranks_, be, model_->gradients(), n, bucket, wire(), earlier, embedding);
+  };
   for (int i = 0; i < batch.mine; ++i) {
     if (i > 0) {
       be.copy(gradient_sum_.data(), model_->gradients(), static_cast<std::size_t>(n) * sizeof(float));
@@ -133,16 +143,23 @@ double Trainer::Run::accumulate_gradients(const GlobalBatch& batch) {
     const nn::Dropout dropout{dropping ? o_.model.dropout : 0.0f, dropout_seed(o_.seed, progress_.step, slot),
                               dropping ? o_.model.activation_dropout : 0.0f};
     Transformer::GradientsFinal final;
+    EmbeddingGradient apart{.lookups_apart = true, .output_part_final = {}};
     if (overlapped && i + 1 == batch.mine) {
-      buckets.emplace(ranks_, be, model_->gradients(), n, bucket, wire(), i > 0 ? gradient_sum_.data() : nullptr);
+      start_buckets(i > 0 ? gradient_sum_.data() : nullptr);
       final = [&](std::int64_t first) {
         const auto t0 = Clock::now();
         buckets->final_from(first);
         count_comm(t0);
       };
+      apart.output_part_final = [&] {
+        const auto t0 = Clock::now();
+        buckets->final_apart();
+        count_comm(t0);
+      };
     }
-    const LossSums s = model_->forward_backward(batches_[static_cast<std::size_t>(i)].view(), dropout,
-                                                1.0f / static_cast<float>(batch.target_tokens), final);
+    const LossSums s = model_->forward_backward(mine[static_cast<std::size_t>(i)], dropout,
+                                                1.0f / static_cast<float>(batch.target_tokens), final, apart);
+    lookups_->add_batch(model_->lookup_gradients());
     if (i > 0 && !buckets) be.accumulate(gradient_sum_.data(), model_->gradients(), n);
     window_loss_ += s.loss;
     window_nll_ += s.nll;
@@ -150,12 +167,16 @@ double Trainer::Run::accumulate_gradients(const GlobalBatch& batch) {
   }
   if (overlapped) {
     // What the backward pass did not hide: the sums still under way (all of them on a rank whose
-    // share of the global batch was empty, which sends its zeros like the others).
+    // share of the global batch was empty, which sends its zeros like the others), then the rows
+    // the lookups touched.
     arrive_at_sum();
     const auto t0 = Clock::now();
-    if (!buckets) buckets.emplace(ranks_, be, model_->gradients(), n, bucket, wire());
+    if (!buckets) start_buckets(nullptr);
     buckets->finish();
+    lookups_->add_to(model_->gradients(), ranks_, wire());
     count_comm(t0);
+  } else if (ranks_.size() == 1) {
+    lookups_->add_to(model_->gradients(), ranks_, wire());
   }
   return loss;
 }
@@ -165,7 +186,11 @@ void Trainer::Run::sum_across_ranks(double& loss) {
   const bool after_backward = o_.allreduce != "overlapped";  // else summed (and arrived) during the backward pass
   if (after_backward) arrive_at_sum();
   const auto t0 = Clock::now();
-  if (after_backward) ranks_.sum(model_->gradients(), static_cast<std::size_t>(model_->parameter_count()), wire());
+  if (after_backward) {
+    ranks_.sum(model_->gradients(), static_cast<std::size_t>(model_->parameter_count()), wire());
+    lookups_->sum_rows(ranks_);
+    lookups_->add_to(model_->gradients(), ranks_, wire());
+  }
   // The loss, and each rank's compute time in its own slot (the others' are 0): every rank learns
   // them all. The loss's sum is the same as alone: the slots are summed element by element.
   std::vector<double> shared(1 + static_cast<std::size_t>(ranks_.size()), 0.0);

@@ -28,6 +28,7 @@
 #include "train/learning_rate.h"
 #include "train/train_log.h"
 #include "train/trainer.h"
+#include "train/lookup_gradient_sum.h"
 #include "train/training_faults.h"
 #include "train/validation.h"
 
@@ -144,8 +145,9 @@ class Trainer::Run {
   LearningRateSchedule schedule_{};
   DecayLine fixed_decay_{};  // lr_decay linear with max_steps: to 0 at max_steps; otherwise none
   data::EpochBatches epoch_;
-  std::vector<data::Batch> batches_;  // this rank's share of one update
-  DeviceBuffer<float> gradient_sum_;  // the earlier batches' gradient while the next one's is computed
+  std::vector<data::Batch> batches_;            // this rank's share of one update
+  DeviceBuffer<float> gradient_sum_;            // the earlier batches' gradient while the next one's is computed
+  std::unique_ptr<LookupGradientSum> lookups_;  // the embedding lookups' gradient, summed apart
   Clock::time_point last_save_ = Clock::now(), window_start_ = Clock::now();
   double start_elapsed_ = 0;  // training time of earlier runs (from the checkpoint)
   std::int64_t first_step_ = 0;

@@ -218,6 +218,8 @@ void Trainer::Run::prepare_loop() {
   start_epoch();
   batches_.resize(static_cast<std::size_t>(o_.accumulate));
   if (o_.accumulate > 1) gradient_sum_.resize(model_->backend(), static_cast<std::size_t>(model_->parameter_count()));
+  lookups_ =
+      std::make_unique<LookupGradientSum>(model_->backend(), model_->config().vocab_size, model_->config().d_model);
 }
 
 void Trainer::Run::start_epoch() {

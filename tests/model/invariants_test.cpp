@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "common/toy_batch.h"
+#include "core/special_tokens.h"
 #include "model/transformer.h"
 
 namespace attn {
@@ -87,6 +88,57 @@ TEST(ModelInvariants, UntrainedModelPredictsNearlyUniformly) {
 // on) must hold: the part it calls final at each call is, to the bit, the part the whole pass ends
 // with; the calls come in falling order, cover every layer and end at 0; and the gradient is the
 // same as without the calls. With learned positions (before the encoder's layers, done last) too.
+// The shared embedding's gradient kept in two parts (EmbeddingGradient::lookups_apart): gradients()
+// holds the output layer's part, done (told by output_part_final, before any call of final) as
+// soon as that layer's backward is; lookup_gradients() the lookups' part, non-zero only in the rows
+// the batch looks up (its sources, BOS and the decoder's inputs, padding). Their sum is the
+// gradient of the default (both parts in one buffer) to float rounding, and every other parameter's
+// gradient is the default's to the bit.
+TEST(ModelInvariants, TheEmbeddingsLookupsGradientKeptApartAddsUpToTheWholeGradient) {
+  for (auto positions : {PositionEncoding::Sinusoidal, PositionEncoding::Learned}) {
+    Transformer m = tiny_model(positions);
+    const ToyBatch batch({{5, 6, 7}, {8, 9}}, {{10, 11}, {12, 13, 14}});
+    const int d = m.config().d_model, vocab = m.config().vocab_size;
+    const std::int64_t e = static_cast<std::int64_t>(vocab) * d;
+    m.zero_gradients();
+    m.forward_backward(batch.view(), nn::Dropout{0.1f, 4}, 1.0f);
+    const std::vector<float> whole = m.gradients_to_host();
+
+    m.zero_gradients();
+    std::vector<float> output_part;  // gradients()[0, e) when called final
+    int finals_before = -1, finals = 0;
+    EmbeddingGradient apart{true, [&] {
+                              finals_before = finals;
+                              const std::vector<float> all = m.gradients_to_host();
+                              output_part.assign(all.begin(), all.begin() + e);
+                            }};
+    m.forward_backward(
+        batch.view(), nn::Dropout{0.1f, 4}, 1.0f, [&](std::int64_t) { ++finals; }, apart);
+    EXPECT_EQ(finals_before, 0) << "the output layer's part is done before any layer's";
+    const std::vector<float> g = m.gradients_to_host();
+    std::vector<float> lookups(static_cast<std::size_t>(e));
+    m.backend().copy_to_host(lookups.data(), m.lookup_gradients(), lookups.size() * sizeof(float));
+    ASSERT_EQ(output_part.size(), static_cast<std::size_t>(e));
+    EXPECT_TRUE(std::equal(output_part.begin(), output_part.end(), g.begin())) << "changed after it was called final";
+    EXPECT_TRUE(std::equal(g.begin() + e, g.end(), whole.begin() + e)) << "the other parameters' gradient changed";
+    const std::vector<int> looked_up = {kPadId, kBosId, kEosId, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+    for (int row = 0; row < vocab; ++row) {
+      const bool looked = std::find(looked_up.begin(), looked_up.end(), row) != looked_up.end();
+      bool nonzero = false;
+      for (int c = 0; c < d; ++c) {
+        const std::size_t i = static_cast<std::size_t>(row) * d + c;
+        nonzero |= lookups[i] != 0;
+        ASSERT_NEAR(g[i] + lookups[i], whole[i], 1e-6f * (1 + std::abs(whole[i]))) << "row " << row << " column " << c;
+      }
+      if (!looked) {
+        EXPECT_FALSE(nonzero) << "row " << row << " is looked up by no token";
+      } else if (row >= 5) {
+        EXPECT_TRUE(nonzero) << "row " << row << " is looked up";
+      }
+    }
+  }
+}
+
 TEST(ModelInvariants, GradientsCalledFinalDuringBackwardDoNotChangeAfterwards) {
   for (auto positions : {PositionEncoding::Sinusoidal, PositionEncoding::Learned}) {
     Transformer m = tiny_model(positions);

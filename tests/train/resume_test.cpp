@@ -448,21 +448,28 @@ TEST(Resume, BestModelAndEarlyStoppingStateSurviveAResume) {
   auto args = [&](const std::filesystem::path& run, int max_steps) {
     return setting(train_args(task, run),
                    {"--valid-source", task.dev_src.string(), "--valid-target", task.dev_tgt.string(), "--valid-every",
-                    "20", "--valid-translate", "0", "--early-stopping", "0", "--max-steps", std::to_string(max_steps)});
+                    "10", "--save-every", "10", "--valid-translate", "0", "--early-stopping", "0", "--max-steps",
+                    std::to_string(max_steps)});
   };
   ASSERT_EQ(run_logged(args(dir / "straight", 240), dir / "straight.log"), 0) << read_all(dir / "straight.log");
-  // S: the checkpoint before the first validation after step 20 that is not a new best.
+  // S: the checkpoint before the first validation after step 20 that is not a new best (validations
+  // and checkpoints every 10 updates: a loss that falls at every validation 20 updates apart may not
+  // at every one 10 apart).
   std::int64_t cut = 0;
+  std::string validations;  // step: loss for the message
   std::ifstream log(dir / "straight" / "train.jsonl");
   for (std::string line; std::getline(log, line);) {
     const auto j = nlohmann::json::parse(line);
-    if (j.at("type") == "valid" && j.at("step").get<std::int64_t>() > 20 && !j.at("best").get<bool>()) {
-      cut = j.at("step").get<std::int64_t>() - 20;
+    if (j.at("type") != "valid") continue;
+    validations += " " + j.at("step").dump() + ": " + j.at("loss").dump();
+    if (j.at("step").get<std::int64_t>() > 20 && !j.at("best").get<bool>()) {
+      cut = j.at("step").get<std::int64_t>() - 10;
       break;
     }
   }
   ASSERT_GT(cut, 0) << "every validation of the run was a new best: nothing to carry across a resume; "
-                       "lengthen the run";
+                       "lengthen the run. Validation losses:"
+                    << validations;
 
   ASSERT_EQ(run_logged(args(dir / "split", static_cast<int>(cut)), dir / "first.log"), 0)
       << read_all(dir / "first.log");
@@ -485,7 +492,7 @@ TEST(Resume, BestModelAndEarlyStoppingStateSurviveAResume) {
     return flags;
   };
   const auto straight_flags = best_flags(dir / "straight" / "train.jsonl");
-  EXPECT_FALSE(straight_flags.at(cut + 20));
+  EXPECT_FALSE(straight_flags.at(cut + 10));
   EXPECT_EQ(best_flags(dir / "split" / "train.jsonl"), straight_flags);
 
   const auto a = inspect_checkpoint(checkpoint_path(dir / "straight" / "checkpoints", 240)).progress;
