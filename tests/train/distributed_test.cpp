@@ -288,10 +288,13 @@ TEST_F(Distributed, TheStepSplitsIntoComputeWaitingForTheSlowestRankAndCommunica
     const double n = one_slow.updates;
     EXPECT_GT(one_slow.waiting / n, 0.040) << "the ranks' mean wait, per update";
     EXPECT_LT(one_slow.waiting / n, 0.080);
-    EXPECT_LT(one_slow.communication / n, 0.030) << "not the wait";
     EXPECT_GT(one_slow.allreduce / n, 0.080) << "rank 0's time in the sums holds its ~100 ms wait";
     EXPECT_LE(one_slow.waiting + one_slow.communication, one_slow.seconds);
     const Split both_slow = run("split-both-" + how, true, true);
+    // The communication no compute hid is the sums' own cost, as where both ranks are slowed alike
+    // (nobody waits), not the ~50 ms wait: measured against that run rather than a fixed bound,
+    // since the sums' own cost depends on the build (under ASan: ~30 ms an update).
+    EXPECT_LT(one_slow.communication / n, both_slow.communication / n + 0.025) << "not the wait";
     EXPECT_LT(both_slow.waiting / n, 0.030) << "nobody waits";
     EXPECT_GT(both_slow.seconds / n, 0.100) << "the sleep is compute";
   }
