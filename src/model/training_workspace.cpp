@@ -49,10 +49,25 @@ void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int
   // Sublayer outputs: one set for all layers (recomputed in backward).
   float* const first_sublayer = a.take<float>(rows * d);
   float* const second_sublayer = a.take<float>(rt * d);
-  // Attention's probabilities and context, likewise.
+  // Attention's probabilities and context: kept per layer for backward where they fit in
+  // max_kept_attention_bytes, else one set for all layers (recomputed in backward).
   const int longest = std::max(src_len, tgt_len);
-  float* const probs = a.take<float>(heads_b * longest * longest);
-  float* const context = a.take<float>(rows * hv);
+  const std::int64_t self_src = heads_b * src_len * src_len, self_tgt = heads_b * tgt_len * tgt_len,
+                     cross = heads_b * tgt_len * src_len;
+  const std::int64_t kept_attention_bytes =
+      static_cast<std::int64_t>(sizeof(float)) *
+      (c.encoder_layers * (self_src + rs * hv) + c.decoder_layers * (self_tgt + cross + 2 * rt * hv));
+  const bool keep_attention = backward && kept_attention_bytes <= max_kept_attention_bytes;
+  float* const probs = keep_attention ? nullptr : a.take<float>(heads_b * longest * longest);
+  float* const context = keep_attention ? nullptr : a.take<float>(rows * hv);
+  struct AttentionOutput {
+    float *probs, *ctx;
+    bool own;
+  };
+  auto attention_output = [&](std::int64_t probs_size, std::int64_t ctx_rows) -> AttentionOutput {
+    if (!keep_attention) return {probs, context, false};
+    return {a.take<float>(probs_size), a.take<float>(ctx_rows * hv), true};
+  };
   // The feed-forward hidden layer: kept per layer for backward (in bf16 where the backend keeps
   // bf16 activations, with one float buffer as scratch), one buffer for all without backward.
   float* const shared_hidden = backward && !bf16_activations ? nullptr : a.take<float>(rows * c.d_ff);
@@ -82,7 +97,8 @@ void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int
   for (int i = 0; i < c.encoder_layers; ++i) {
     auto& e = encoder[i];
     const Projection qkv = projection(rs * c.qkv_width(), 0);
-    e.attention = {qkv.f32, probs, context, qkv.kept};
+    const AttentionOutput o = attention_output(self_src, rs);
+    e.attention = {qkv.f32, o.probs, o.ctx, qkv.kept, o.own};
     e.attention_residual = take_residual(a, rs, d);
     e.middle = first_sublayer;
     e.hidden = hidden(rs);
@@ -95,11 +111,13 @@ void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int
   for (int i = 0; i < c.decoder_layers; ++i) {
     auto& l = decoder[i];
     const Projection qkv = projection(rt * c.qkv_width(), 0);
-    l.self_attention = {qkv.f32, probs, context, qkv.kept};
+    const AttentionOutput self = attention_output(self_tgt, rt);
+    l.self_attention = {qkv.f32, self.probs, self.ctx, qkv.kept, self.own};
     l.self_residual = take_residual(a, rt, d);
     l.after_self = first_sublayer;
     const Projection q = projection(rt * hk, 0), kv = projection(rs * (hk + hv), rt * hk);
-    l.cross_attention = {q.f32, kv.f32, probs, context, q.kept, kv.kept};
+    const AttentionOutput cross_output = attention_output(cross, rt);
+    l.cross_attention = {q.f32, kv.f32, cross_output.probs, cross_output.ctx, q.kept, kv.kept, cross_output.own};
     l.cross_residual = take_residual(a, rt, d);
     l.after_cross = second_sublayer;
     l.hidden = hidden(rt);

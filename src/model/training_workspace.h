@@ -31,6 +31,11 @@ struct TrainingWorkspace {
   std::int64_t logits_rows = 0;      // rows per block
   std::int64_t max_logits_rows = 0;  // a smaller block, if set (tests)
   float* logits = nullptr;           // [logits_rows, vocab]; gradient after the loss
+  // Attention's probabilities and context are kept per layer for the backward pass where all
+  // layers' together take at most this (else one set is shared and backward computes each layer's
+  // again): the cpu-hour step keeps 14 MB and saves 9 of its 27 attention kernels.
+  static constexpr std::int64_t kKeptAttentionBytes = std::int64_t{128} << 20;
+  std::int64_t max_kept_attention_bytes = kKeptAttentionBytes;  // (tests: 0 to recompute always)
   // Backward only:
   float* layer_input = nullptr;  // [max(B·S, B·T), d]
   float* d_decoder = nullptr;    // [B·T, d]

@@ -99,6 +99,9 @@ class Transformer {
   // Runs the output layer and loss over at most `rows` target rows at a time (0: as many as
   // TrainingWorkspace::kLogitsBlockElements allow). Results do not depend on it; tests use it.
   void set_logits_block_rows(std::int64_t rows) { workspace_.max_logits_rows = rows; }
+  // Keeps attention's probabilities and context per layer for backward only up to this many bytes
+  // (TrainingWorkspace::kKeptAttentionBytes unless set; 0: always recomputed).
+  void set_kept_attention_bytes(std::int64_t bytes) { workspace_.max_kept_attention_bytes = bytes; }
   // Teacher-forced logits [batch · T, vocab] without dropout, copied to the host (tests, scoring).
   std::vector<float> logits(const TokenBatch& batch);
 

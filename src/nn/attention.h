@@ -33,9 +33,9 @@ struct AttentionShape {
 // Backend::attention's operands: q, k and v as their heads views say.
 AttentionBlocks attention_blocks(const AttentionShape& s, HeadsView q, HeadsView k, HeadsView v);
 
-// probs [batch, heads, queries, keys] (kept for backward); ctx [batch·queries, heads·d_v]. The
-// backward pass calls it again rather than keeping probs and ctx for every layer: the same kernel
-// on the same inputs gives the same bits.
+// probs [batch, heads, queries, keys] (kept for backward); ctx [batch·queries, heads·d_v]. Where
+// the workspace shares probs and ctx among layers (a cache's own_probs false), the backward pass
+// calls it again: the same kernel on the same inputs gives the same bits as keeping them.
 inline void attention_forward(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, HeadsView v,
                               const AttentionMask& mask, float* probs, float* ctx) {
   be.attention(attention_blocks(s, q, k, v), mask, probs, ctx);

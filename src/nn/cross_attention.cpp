@@ -44,7 +44,7 @@ void CrossAttention::backward(Backend& be, const float* x, const float* memory, 
   const Activations kept_q = cache.kept_q.read(), memory_kv = cache.kept_kv.read();
   const HeadsView queries = dense_heads(kept_q, q.out, length);
   const HeadsView k = keys(memory_kv, memory_length), v = values(memory_kv, memory_length);
-  attention_forward(be, s, queries, k, v, mask, cache.probs, cache.ctx);
+  if (!cache.own_probs) attention_forward(be, s, queries, k, v, mask, cache.probs, cache.ctx);
   out.backward(be, cache.ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false, scratch.dy_read);
   attention_backward(be, s, queries, k, v, cache.probs, scratch.d_ctx, scratch.d_probs, scratch.d_q, scratch.d_kv,
                      scratch.d_kv + heads * d_k);

@@ -22,6 +22,7 @@ struct CrossAttention {
     float* ctx = nullptr;    // [B·T, h·d_v]; may be shared: backward recomputes it from probs and V
     RowBuffer kept_q;        // what attention reads in both passes: q and kv, or their bf16 copies
     RowBuffer kept_kv;       // (nn::keep)
+    bool own_probs = false;  // probs and ctx are this layer's alone: backward reads them as forward left them
   };
 
   AttentionShape shape(int batch, int queries, int keys) const { return {batch, heads, d_k, d_v, queries, keys}; }

@@ -41,7 +41,7 @@ void SelfAttention::backward(Backend& be, const float* x, int batch, int length,
                              const Cache& cache, const float* dy, const AttentionScratch& scratch, float* dx) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   const Views v = views(cache.kept.read(), length);
-  attention_forward(be, shape(batch, length), v.q, v.k, v.v, mask, cache.probs, cache.ctx);
+  if (!cache.own_probs) attention_forward(be, shape(batch, length), v.q, v.k, v.v, mask, cache.probs, cache.ctx);
   out.backward(be, cache.ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false, scratch.dy_read);
   // ∂Q, ∂K and ∂V side by side like Q, K and V: one product each for ∂W_qkv and ∂x.
   float* dq = scratch.d_q;

@@ -41,6 +41,7 @@ struct SelfAttention {
     float* probs = nullptr;  // [B, h, T, T]; may be shared, like ctx
     float* ctx = nullptr;    // [B·T, h·d_v]; may be shared: backward recomputes it from probs and V
     RowBuffer kept;          // what attention reads in both passes: qkv, or its bf16 copy (nn::keep)
+    bool own_probs = false;  // probs and ctx are this layer's alone: backward reads them as forward left them
   };
 
   struct Views {

@@ -21,6 +21,7 @@ struct GradientCase {
   float dropout;
   int logits_block_rows;  // 0: the whole batch in one block
   float activation_dropout = 0;
+  bool attention_recomputed = false;  // backward computes attention again (else kept from forward)
 };
 
 class ModelGradientTest : public ::testing::TestWithParam<GradientCase> {};
@@ -36,6 +37,7 @@ TEST_P(ModelGradientTest, EveryTensorMatchesFiniteDifferences) {
   Transformer model(c);
   model.initialize(7);
   model.set_logits_block_rows(gc.logits_block_rows);
+  if (gc.attention_recomputed) model.set_kept_attention_bytes(0);
   // Weights a little larger than at initialisation so that every path carries gradient.
   auto params = model.parameters_to_host();
   auto noise = testing::random_values(params.size(), 99, -0.05f, 0.05f);
@@ -177,7 +179,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(GradientCase{"sinusoidal", PositionEncoding::Sinusoidal, 0, 0.0f, 0},
                       GradientCase{"learned_positions_window_dropout", PositionEncoding::Learned, 2, 0.1f, 0, 0.2f},
                       // 12 target rows as blocks of 5, 5 and 2: the output layer and loss in pieces
-                      GradientCase{"output_layer_in_blocks", PositionEncoding::Sinusoidal, 0, 0.0f, 5}),
+                      GradientCase{"output_layer_in_blocks", PositionEncoding::Sinusoidal, 0, 0.0f, 5},
+                      // the workspace's other layout: one set of attention buffers for all layers
+                      GradientCase{"attention_recomputed_in_backward", PositionEncoding::Learned, 2, 0.1f, 0, 0.2f,
+                                   true}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // The output layer and loss computed in row blocks (to bound the logits' memory) is the same
@@ -213,6 +218,32 @@ TEST(ModelGradient, BlockedOutputLayerEqualsOneBlock) {
       EXPECT_LE(std::sqrt(diff), 1e-5 * scale) << t.name << " with " << rows << " rows a block";
     }
   }
+}
+
+// Attention's probabilities and context kept per layer for the backward pass, or shared by all
+// layers and computed again in backward: the same kernel on the same inputs, so the same loss and
+// the same gradient to the bit (dropout, padding, a window and both masks acting).
+TEST(ModelGradient, AttentionKeptForBackwardEqualsAttentionRecomputed) {
+  ModelConfig c = ModelConfig::preset("tiny");
+  c.vocab_size = 24;
+  c.dropout = 0.1f;
+  c.attention_window = 2;
+  Transformer model(c);
+  model.initialize(13);
+  const testing::ToyBatch toy({{5, 6, 7, 8, 9}, {10, 11}, {4, 4, 4}}, {{12, 13, 14}, {15, 16, 17, 18, 19, 20}, {21}});
+  auto run = [&](std::int64_t kept_bytes) {
+    model.set_kept_attention_bytes(kept_bytes);
+    model.zero_gradients();
+    const LossSums s = model.forward_backward(toy.view(), nn::Dropout{0.1f, 77}, 1.0f / 10);
+    return std::make_pair(s.loss, model.gradients_to_host());
+  };
+  const auto [kept_loss, kept] = run(TrainingWorkspace::kKeptAttentionBytes);
+  const auto [recomputed_loss, recomputed] = run(0);
+  EXPECT_EQ(kept_loss, recomputed_loss);
+  ASSERT_EQ(kept.size(), recomputed.size());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < kept.size(); ++i) differ += kept[i] != recomputed[i];
+  EXPECT_EQ(differ, 0u) << "of " << kept.size() << " gradient values";
 }
 
 }  // namespace
