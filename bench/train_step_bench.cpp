@@ -73,6 +73,11 @@ double product_seconds(attn::Backend& be, const attn::ProfilingBackend::Product&
       owned.push_back(h);
       be.to_bf16(f, n, h);
       out.data = h;
+    } else if (r.dtype == attn::DType::f32 && r.rounded) {  // its rounding at hand, as the step has it
+      auto* h = static_cast<attn::Bf16*>(be.allocate(n * sizeof(attn::Bf16)));
+      owned.push_back(h);
+      be.to_bf16(f, n, h);
+      out.rounded = h;
     } else if (r.dtype != attn::DType::f32) {
       throw std::runtime_error("train_step_bench: a training product with an operand of type " +
                                std::string(attn::to_string(r.dtype)));
@@ -120,7 +125,7 @@ Ceiling step_ceiling(attn::Backend& be, const std::vector<attn::ProfilingBackend
                   p.b.ld,
                   p.ldc,
                   p.beta != 0,
-                  0};
+                  (p.a.rounded != nullptr) * 2 + (p.b.rounded != nullptr)};
     auto [it, fresh] = distinct.try_emplace(key, &p, 0);
     ++it->second.second;
   }

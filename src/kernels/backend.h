@@ -38,6 +38,10 @@ struct MatrixRef {
   Trans trans = Trans::No;
   const float* scales = nullptr;           // s8 only: [stored rows]
   const std::int32_t* row_sums = nullptr;  // s8 only: [stored rows]
+  // f32 only, optional: the same values rounded to bf16 (to nearest even, as to_bf16 rounds), laid
+  // out alike (ld the same). A product that rounds its float inputs reads these instead of rounding
+  // again (a weight read by several products between two updates); every other ignores them.
+  const Bf16* rounded = nullptr;
 };
 inline MatrixRef f32_matrix(const float* data, std::int64_t ld, Trans trans = Trans::No) {
   return {data, DType::f32, ld, trans};
@@ -236,7 +240,7 @@ class Backend {
   // What it computes in follows from the operands' types and the backend's MatmulPrecision, one
   // rule for single and batched products alike:
   //   f32 × f32: the backend's precision (fp32: float32; bf16: inputs rounded to bfloat16,
-  //              float32 sums);
+  //              float32 sums; an f32 operand's `rounded` values read where it has them);
   //   bf16 with f32 or bf16: bfloat16 inputs, float32 sums;
   //   f32 × s8 (A the activations, not transposed; B an s8 weight, transposed: y = x·Wᵀ): each
   //              row of A quantized on the fly to 8-bit (7-bit without VNNI) unsigned integers with its own scale and

@@ -15,13 +15,14 @@ void ProfilingBackend::matmul(int m, int n, int k, float alpha, const MatrixRef&
   char key[96];
   products_.push_back({m, n, k, alpha, beta, a, b, ldc, batch != nullptr, batch ? *batch : GemmBatch{}});
   const double flops = products_.back().flops();
+  // A float operand with its bf16 rounding at hand (MatrixRef::rounded) shows as f32(bf16).
+  const auto type = [](const MatrixRef& x) { return x.rounded ? "f32(bf16)" : to_string(x.dtype); };
   const char* ta = a.trans == Trans::Yes ? "T" : "N";
   const char* tb = b.trans == Trans::Yes ? "T" : "N";
   if (batch) {
-    std::snprintf(key, sizeof key, "matmul %s·%s %s%s batched", to_string(a.dtype), to_string(b.dtype), ta, tb);
+    std::snprintf(key, sizeof key, "matmul %s·%s %s%s batched", type(a), type(b), ta, tb);
   } else {
-    std::snprintf(key, sizeof key, "matmul %s·%s %s%s %dx%dx%d", to_string(a.dtype), to_string(b.dtype), ta, tb, m, n,
-                  k);
+    std::snprintf(key, sizeof key, "matmul %s·%s %s%s %dx%dx%d", type(a), type(b), ta, tb, m, n, k);
   }
   time(key, flops, [&] { inner_.matmul(m, n, k, alpha, a, b, beta, c, ldc, batch); });
 }

@@ -292,9 +292,54 @@ void Transformer::backward(const TokenBatch& b, const nn::Dropout& dropout, cons
   if (final) final(0);
 }
 
+void Transformer::bind_rounded_weights(const Bf16* rounded) {
+  const float* base = params_.data();
+  auto bind = [&](MatrixRef& w) {
+    if (w.dtype == DType::f32) w.rounded = rounded ? rounded + (static_cast<const float*>(w.data) - base) : nullptr;
+  };
+  bind(embedding_.table);
+  for (auto& l : encoder_)
+    for (nn::Linear* x : {&l.attention.qkv, &l.attention.out, &l.ffn.fc1, &l.ffn.fc2}) bind(x->weight);
+  for (auto& l : decoder_)
+    for (nn::Linear* x : {&l.self_attention.qkv, &l.self_attention.out, &l.cross_attention.q, &l.cross_attention.kv,
+                          &l.cross_attention.out, &l.ffn.fc1, &l.ffn.fc2})
+      bind(x->weight);
+}
+
+// For one forward_backward, where the backend's products round their float inputs to bf16 anyway
+// (Backend::keeps_bf16_activations): the parameters rounded once (to_bf16: the same bits as each
+// product's own rounding), and every weight matrix pointing its products at them. Each weight is
+// read by two products a batch (the forward one and the input's gradient), which rounded all 7.6M
+// of the cpu-hour preset's parameters twice. Bound for the call only and cleared on the way out:
+// the optimizer changes the parameters between calls, and nothing else reads the rounding.
+class RoundedWeights {
+ public:
+  explicit RoundedWeights(Transformer& model) : model_(model) {
+    if (!model.weights_rounded_once_ || !model.backend().keeps_bf16_activations() ||
+        model.weight_format() != WeightFormat::f32)
+      return;
+    const std::int64_t n = model.parameter_count();
+    if (model.rounded_params_.size() != static_cast<std::size_t>(n))
+      model.rounded_params_.resize(model.backend(), static_cast<std::size_t>(n));
+    model.backend().to_bf16(model.parameters(), n, model.rounded_params_.data());
+    model.bind_rounded_weights(model.rounded_params_.data());
+    bound_ = true;
+  }
+  ~RoundedWeights() {
+    if (bound_) model_.bind_rounded_weights(nullptr);
+  }
+  RoundedWeights(const RoundedWeights&) = delete;
+  RoundedWeights& operator=(const RoundedWeights&) = delete;
+
+ private:
+  Transformer& model_;
+  bool bound_ = false;
+};
+
 LossSums Transformer::forward_backward(const TokenBatch& b, const nn::Dropout& dropout, float grad_scale,
                                        const GradientsFinal& final, const EmbeddingGradient& embedding) {
   gradients();  // make sure the layers see a gradient buffer
+  const RoundedWeights rounded(*this);
   // Where the lookups' gradient goes for this call (the embedding's own gradient otherwise).
   embedding_.lookup_grad = embedding.lookups_apart ? lookup_gradients() : nullptr;
   workspace_.lay_out(*backend_, config_, b.batch, b.src_len, b.tgt_len, /*backward=*/true);

@@ -102,6 +102,9 @@ class Transformer {
   // Keeps attention's probabilities and context per layer for backward only up to this many bytes
   // (TrainingWorkspace::kKeptAttentionBytes unless set; 0: always recomputed).
   void set_kept_attention_bytes(std::int64_t bytes) { workspace_.max_kept_attention_bytes = bytes; }
+  // Where the backend's products round to bf16: the weights rounded once per forward_backward
+  // (true, the default) or by every product that reads them (false; the same bits, slower).
+  void set_weights_rounded_once(bool once) { weights_rounded_once_ = once; }
   // Teacher-forced logits [batch · T, vocab] without dropout, copied to the host (tests, scoring).
   std::vector<float> logits(const TokenBatch& batch);
 
@@ -116,6 +119,10 @@ class Transformer {
 
  private:
   void bind_layers();
+  // Points every weight matrix's MatrixRef::rounded into `rounded` (the parameters rounded to bf16
+  // in the layout's order), or clears them (null).
+  void bind_rounded_weights(const Bf16* rounded);
+  friend class RoundedWeights;
   float* float_tensor(const std::string& name);  // in params_
   const float* float_tensor(const std::string& name) const;
   float* positions_grad(bool decoder);
@@ -140,6 +147,8 @@ class Transformer {
   std::unordered_map<std::string, std::int64_t> float_offsets_;
   std::int64_t float_total_ = 0;
   DeviceBuffer<float> params_, grads_;
+  DeviceBuffer<Bf16> rounded_params_;  // params_ rounded to bf16 during a forward_backward (RoundedWeights)
+  bool weights_rounded_once_ = true;
   DeviceBuffer<float> lookup_grads_;             // [vocab, d_model]: the lookups' gradient kept apart
   std::unique_ptr<QuantizedWeights> quantized_;  // int8 models
   DeviceBuffer<float> sinusoids_;                // [max_positions, d_model] when positions are sinusoidal

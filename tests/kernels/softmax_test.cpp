@@ -1,13 +1,16 @@
 // The CPU's attention softmax (the step inside Backend::attention and its backward, cpu/ops.h):
 // hand-worked values, masks, and the gradient against finite differences of a double-precision
 // reference.
+#include <bit>
 #include <cmath>
+#include <cstdint>
 
 #include <gtest/gtest.h>
 
 #include "common/device_vector.h"
 #include "common/finite_difference.h"
 #include "kernels/cpu/ops.h"
+#include "kernels/cpu/softmax_rows.h"
 
 namespace attn {
 namespace {
@@ -74,6 +77,41 @@ TEST(AttentionSoftmax, MasksPaddingFutureAndWindow) {
             }
       }
   }
+}
+
+// softmax_rows takes sixteen rows at a time (their largest values and sums reduced side by side);
+// each row must come out with the bits softmax_row gives it alone (the row-by-row order the tests
+// above hold to a float64 reference): every key count around the vector width, row counts with
+// and without a remainder, rows with an empty key range, ranges cut at both ends, and a NaN.
+TEST(AttentionSoftmax, SixteenRowsAtOnceGiveEachRowTheBitsOfTheRowAlone) {
+  for (int tk : {1, 5, 16, 17, 32, 37, 70})
+    for (int count : {15, 16, 33}) {
+      SCOPED_TRACE(std::to_string(count) + " rows of " + std::to_string(tk) + " keys");
+      auto scores = random_values(static_cast<std::size_t>(count) * tk, 41 + tk, -30, 30);
+      if (tk > 3) scores[static_cast<std::size_t>(5) * tk + 2] = std::nanf("");
+      std::vector<cpu::KeyRange> keys(count);
+      for (int r = 0; r < count; ++r) {
+        const int lo = (r % 3 == 0) ? 0 : (r * 7) % tk, hi = (r % 4 == 0) ? tk : (r * 11 + 3) % (tk + 1);
+        keys[r] = {lo, r % 9 == 8 ? lo : hi};  // every ninth row empty; some others empty by their cut
+      }
+      std::vector<float> together = scores;
+      cpu::softmax_rows(
+          together.data(), count, tk, [&](int r) { return keys[r]; }, 0.37f);
+      for (int r = 0; r < count; ++r) {
+        std::vector<float> alone(scores.begin() + r * tk, scores.begin() + (r + 1) * tk);
+        cpu::softmax_row(alone.data(), tk, keys[r], 0.37f);
+        for (int k = 0; k < tk; ++k) {
+          const float got = together[static_cast<std::size_t>(r) * tk + k];
+          if (std::isnan(alone[k])) {
+            ASSERT_TRUE(std::isnan(got)) << "row " << r << " key " << k;
+          } else {
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(got), std::bit_cast<std::uint32_t>(alone[k]))
+                << "row " << r << " [" << keys[r].lo << ", " << keys[r].hi << ") key " << k << ": " << got
+                << " against " << alone[k];
+          }
+        }
+      }
+    }
 }
 
 TEST(AttentionSoftmax, IncrementalQueryOffsetSeesThePrefix) {

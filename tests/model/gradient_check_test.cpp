@@ -2,6 +2,7 @@
 // For each tensor the loss is differentiated numerically along two directions: the analytic
 // gradient's own direction (which exposes a wrong scale: the derivative along g/|g| must equal
 // |g|) and a random direction (which exposes a wrong transpose or a missing term).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -9,6 +10,8 @@
 
 #include "common/device_vector.h"
 #include "common/toy_batch.h"
+#include "kernels/cpu/ops.h"
+#include "kernels/profiling_backend.h"
 #include "model/transformer.h"
 
 namespace attn {
@@ -244,6 +247,58 @@ TEST(ModelGradient, AttentionKeptForBackwardEqualsAttentionRecomputed) {
   std::size_t differ = 0;
   for (std::size_t i = 0; i < kept.size(); ++i) differ += kept[i] != recomputed[i];
   EXPECT_EQ(differ, 0u) << "of " << kept.size() << " gradient values";
+}
+
+// bf16 products: the weights rounded once per forward_backward (RoundedWeights) or by each product
+// that reads them: the same rounding (to nearest even), so the same loss and gradient to the bit.
+// The model is just large enough (d_model, d_ff, vocabulary and each side's tokens at least 128)
+// for every weight's products to run in bf16, which the profile of the call must show. Afterwards
+// nothing of the rounding stays bound: once the parameters change, evaluate() gives what a model
+// given those parameters from the start gives.
+TEST(ModelGradient, WeightsRoundedOnceEqualWeightsRoundedByEachProduct) {
+  if (!cpu::bf16_matmul_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16: precision bf16 does not exist here";
+  ModelConfig c = ModelConfig::preset("tiny");
+  c.d_model = 128, c.d_ff = 256, c.heads = 4, c.d_k = c.d_v = 32, c.vocab_size = 160;
+  c.encoder_layers = c.decoder_layers = 1;
+  c.dropout = 0.1f;
+  ProfilingBackend profile(cpu_backend(MatmulPrecision::bf16));
+  Transformer model(c, profile);
+  model.initialize(21);
+  std::vector<std::vector<std::int32_t>> sources, targets;
+  for (int s = 0; s < 8; ++s) {
+    sources.emplace_back(), targets.emplace_back();
+    for (int t = 0; t < 19 - s % 3; ++t) sources.back().push_back(4 + (s * 7 + t * 5) % 150);
+    for (int t = 0; t < 18 - s % 4; ++t) targets.back().push_back(4 + (s * 11 + t * 3) % 150);
+  }
+  const testing::ToyBatch toy(sources, targets);
+  auto run = [&](bool once) {
+    model.set_weights_rounded_once(once);
+    model.zero_gradients();
+    profile.reset();
+    const LossSums s = model.forward_backward(toy.view(), nn::Dropout{0.1f, 5}, 1.0f / 100);
+    return std::make_pair(s.loss, model.gradients_to_host());
+  };
+  const auto [each_loss, each] = run(false);
+  const auto [once_loss, once] = run(true);
+  int rounded_products = 0;
+  for (const auto& p : profile.products())
+    rounded_products += (p.a.rounded || p.b.rounded) && std::min({p.m, p.n, p.k}) >= 128;
+  // Per layer: q·k·v, out, fc1 and fc2 forward and the input's gradient (encoder 8, decoder 14), the
+  // output layer's 2.
+  EXPECT_EQ(rounded_products, 24);
+  EXPECT_EQ(once_loss, each_loss);
+  ASSERT_EQ(once.size(), each.size());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < once.size(); ++i) differ += once[i] != each[i];
+  EXPECT_EQ(differ, 0u) << "of " << once.size() << " gradient values";
+
+  std::vector<float> changed = model.parameters_to_host();
+  for (std::size_t i = 0; i < changed.size(); ++i) changed[i] += 0.01f * static_cast<float>(i % 7) - 0.03f;
+  model.set_parameters(changed);
+  Transformer fresh(c, profile);
+  fresh.set_parameters(changed);
+  const LossSums after = model.evaluate(toy.view()), want = fresh.evaluate(toy.view());
+  EXPECT_EQ(after.loss, want.loss);
 }
 
 }  // namespace

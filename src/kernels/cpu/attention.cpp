@@ -132,7 +132,8 @@ void attention(MatmulPrecision precision, const AttentionBlocks& a, const Attent
   for_each_block(precision, a, [&](const Block& x, const BlockProducts& product) {
     float* p = probs + x.i * block;
     product(a.queries, a.keys, a.d_k, x.q, transposed(x.k), p, a.keys);  // S = Q·Kᵀ
-    for (int r = 0; r < a.queries; ++r) softmax_row(p + r * a.keys, a.keys, query_keys(mask, x.b, r, a.keys), scale);
+    softmax_rows(
+        p, a.queries, a.keys, [&](int r) { return query_keys(mask, x.b, r, a.keys); }, scale);
     thread_local std::vector<Bf16> p16;
     const MatrixRef p_operand = operand(p, a.queries, a.keys, product.in_bf16(DType::f32, a.v.dtype), p16);
     product(a.queries, a.d_v, a.keys, p_operand, x.v,  // ctx = P·V

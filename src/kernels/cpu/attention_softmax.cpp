@@ -7,11 +7,14 @@
 namespace attn::cpu {
 
 void attention_softmax(float* scores, int batch, int heads, int tq, int tk, const AttentionMask& mask, float scale) {
-  const std::int64_t rows = static_cast<std::int64_t>(batch) * heads * tq;
-#pragma omp parallel for schedule(static) if (rows * tk > (1 << 14))
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const int b = static_cast<int>(r / (static_cast<std::int64_t>(heads) * tq));
-    softmax_row(scores + r * tk, tk, query_keys(mask, b, static_cast<int>(r % tq), tk), scale);
+  // Per (sentence, head) block, its rows sixteen at a time (softmax_rows).
+  const int blocks = batch * heads;
+  const std::int64_t block = static_cast<std::int64_t>(tq) * tk;
+#pragma omp parallel for schedule(static) if (blocks * block > (1 << 14))
+  for (int i = 0; i < blocks; ++i) {
+    const int b = i / heads;
+    softmax_rows(
+        scores + i * block, tq, tk, [&](int r) { return query_keys(mask, b, r, tk); }, scale);
   }
 }
 

@@ -4,6 +4,10 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #include "core/error.h"
 #include "kernels/cpu/bf16_conversion.h"
 #include "kernels/cpu/ops.h"
@@ -71,6 +75,50 @@ void relu_backward(float* dy, const void* y_data, DType y_dtype, std::int64_t n)
   for (std::int64_t i = 0; i < n; ++i) dy[i] = (y[i] & 0x8000u) == 0 && y[i] != 0 ? dy[i] : 0.0f;
 }
 
+namespace {
+
+// Rows [lo, hi) of dy [rows, cols] summed per column into sum[0, cols) (overwritten: 0 + row lo +
+// row lo+1 + ..., in row order), each row also copied where asked (bf16: rounded).
+void sum_rows(const float* dy, std::int64_t lo, std::int64_t hi, int cols, float* sum, Bf16* dy_bf16, float* dy_f32) {
+#if defined(__AVX512F__) && defined(__AVX512BF16__)
+  // 128 columns at a time down all the rows, their sums in eight registers (eight chains of adds
+  // in flight: each column's sum keeps its row order): summing into memory row after row
+  // (acc[c] += row[c]) made every row wait on the last one's stores to the same addresses, and ran
+  // at a fraction of the cache's rate. The copy is made from the same loads.
+  constexpr int kVectors = 8;
+  for (int c = 0; c < cols; c += 16 * kVectors) {
+    __mmask16 m[kVectors];
+    __m512 acc[kVectors];
+    for (int j = 0; j < kVectors; ++j) {
+      const int left = cols - c - 16 * j;
+      m[j] = left >= 16 ? __mmask16(0xffff) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);
+      acc[j] = _mm512_setzero_ps();
+    }
+    for (std::int64_t r = lo; r < hi; ++r) {
+      const std::int64_t at = r * cols + c;
+      for (int j = 0; j < kVectors; ++j) {
+        const __m512 x = _mm512_maskz_loadu_ps(m[j], dy + at + 16 * j);
+        acc[j] = _mm512_add_ps(acc[j], x);
+        if (dy_bf16) _mm256_mask_storeu_epi16(dy_bf16 + at + 16 * j, m[j], (__m256i)_mm512_cvtneps_pbh(x));
+        if (dy_f32) _mm512_mask_storeu_ps(dy_f32 + at + 16 * j, m[j], x);
+      }
+    }
+    for (int j = 0; j < kVectors; ++j) _mm512_mask_storeu_ps(sum + c + 16 * j, m[j], acc[j]);
+  }
+#else
+  std::fill(sum, sum + cols, 0.0f);
+  for (std::int64_t r = lo; r < hi; ++r) {
+    const float* row = dy + r * cols;
+#pragma omp simd
+    for (int c = 0; c < cols; ++c) sum[c] += row[c];
+    if (dy_bf16) round_to_bf16(row, cols, dy_bf16 + r * cols);
+    if (dy_f32) std::copy(row, row + cols, dy_f32 + r * cols);
+  }
+#endif
+}
+
+}  // namespace
+
 void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias, void* dy_copy, DType copy_dtype) {
   ATTN_CHECK(!dy_copy || copy_dtype != DType::s8, "bias_grad copies the gradient in f32 or bf16, not s8");
   Bf16* dy_bf16 = dy_copy && copy_dtype == DType::bf16 ? static_cast<Bf16*>(dy_copy) : nullptr;
@@ -83,19 +131,12 @@ void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias, void*
   if (chunks == 0) return;
   const std::int64_t per_chunk = (rows + chunks - 1) / chunks;
   static thread_local std::vector<float> partial_buffer;  // (the raw pointer is what the workers see)
-  partial_buffer.assign(static_cast<std::size_t>(chunks) * cols, 0.0f);
+  partial_buffer.resize(static_cast<std::size_t>(chunks) * cols);
   float* partial = partial_buffer.data();
 #pragma omp parallel for schedule(static) if (rows * cols > kParallelMin)
-  for (int ch = 0; ch < chunks; ++ch) {
-    float* acc = partial + static_cast<std::int64_t>(ch) * cols;
-    for (std::int64_t r = ch * per_chunk; r < std::min(rows, (ch + 1) * per_chunk); ++r) {
-      const float* row = dy + r * cols;
-#pragma omp simd
-      for (int c = 0; c < cols; ++c) acc[c] += row[c];
-      if (dy_bf16) round_to_bf16(row, cols, dy_bf16 + r * cols);
-      if (dy_f32) std::copy(row, row + cols, dy_f32 + r * cols);
-    }
-  }
+  for (int ch = 0; ch < chunks; ++ch)
+    sum_rows(dy, std::min(rows, ch * per_chunk), std::min(rows, (ch + 1) * per_chunk), cols,
+             partial + static_cast<std::int64_t>(ch) * cols, dy_bf16, dy_f32);
   for (int ch = 1; ch < chunks; ++ch) {
     const float* acc = partial + static_cast<std::int64_t>(ch) * cols;
 #pragma omp simd

@@ -12,13 +12,15 @@
 namespace attn::cpu {
 namespace {
 
-// An operand as bf16: in place, or (float) converted into `packed`.
+// An operand as bf16: in place, its rounded copy (MatrixRef::rounded), or (float) converted into
+// `packed`.
 struct Bf16Block {
   const Bf16* data;
   std::int64_t ld;
 };
 Bf16Block bf16_block(const MatrixRef& x, std::int64_t rows, std::int64_t cols, std::vector<Bf16>& packed) {
   if (x.dtype == DType::bf16) return {static_cast<const Bf16*>(x.data), x.ld};
+  if (x.rounded) return {x.rounded, x.ld};
   packed.resize(rows * cols);
   convert_to_bf16(static_cast<const float*>(x.data), rows, cols, x.ld, packed.data());
   return {packed.data(), cols};
