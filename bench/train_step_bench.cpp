@@ -2,9 +2,10 @@
 // on) on a batch of 128 sentence pairs × 32 + 32 tokens (~4096 target tokens; --sentences N: N
 // pairs, e.g. 32 for the cpu-hour preset's batches of 1024 tokens; --dropout P: the rate, e.g. 0 for
 // cpu-hour's first four epochs and 0.1 for its later ones, default the preset's; --vocab N: the shared vocabulary's
-// pieces, default 8000; --ema-decay D: keep a moving average of the weights too, as attn train --ema-decay does).
+// pieces, default 8000; --ema-decay D: keep a moving average of the weights too, as attn train --ema-decay does;
+// --steps N: the timed steps, default 15 (base 7): more for a profiler attached to the run).
 //   train_step_bench [--profile] [--precision fp32|bf16] [--sentences N] [--dropout P] [--vocab N]
-//                    [--ema-decay D] [PRESET...]
+//                    [--ema-decay D] [--steps N] [PRESET...]
 //                                                                   default: small base, fp32, 128
 // Prints target tokens/s and the step time (median step), the GEMM share of the FLOPs, and peak resident memory;
 // and the step's ceiling on this machine: the time of its matrix products, each timed alone at its own shape,
@@ -34,6 +35,13 @@ double peak_rss_mb() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return u.ru_maxrss / 1024.0;
+}
+
+// Page faults so far (minor and major): a step that maps fresh memory pays the kernel to zero it.
+long page_faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt + u.ru_majflt;
 }
 
 // Matrix-product FLOPs of one training step (forward 2·m·n·k per product, backward twice that).
@@ -148,7 +156,7 @@ types and layouts), ceiling_ms (with attention's per-(sentence, head) products a
 at_ceiling = ceiling / step. --profile adds the time of every kernel.)";
 
 int run(std::vector<std::string> presets, bool profile, attn::MatmulPrecision precision, int B, float dropout,
-        int vocab, double ema_decay) {
+        int vocab, double ema_decay, int timed_steps) {
   if (presets.empty()) presets = {"small", "base"};
   const int S = 32, T = 32;
   for (const auto& preset : presets) {
@@ -181,13 +189,15 @@ int run(std::vector<std::string> presets, bool profile, attn::MatmulPrecision pr
     profiler.reset();
     // The median step: this machine's two cores are shared, and a neighbour's burst would pull a
     // mean down. The fastest step too: for comparing two builds on a noisy host.
-    const int steps = preset == "base" ? 7 : 15;
+    const int steps = timed_steps > 0 ? timed_steps : preset == "base" ? 7 : 15;
     std::vector<double> times;
+    const long faults_before = page_faults();
     for (int i = 1; i <= steps; ++i) {
       const auto t0 = std::chrono::steady_clock::now();
       step(i);
       times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
+    const double faults_per_step = double(page_faults() - faults_before) / steps;
     std::sort(times.begin(), times.end());
     const double secs = times[times.size() / 2];
     const double peak_mb = peak_rss_mb();  // before the probe below
@@ -207,11 +217,12 @@ int run(std::vector<std::string> presets, bool profile, attn::MatmulPrecision pr
         "train_step %-6s precision=%s dropout=%g vocab=%d ema_decay=%g params=%.1fM batch=%dx(%d+%d) tokens/s=%.0f "
         "step_ms=%.1f "
         "gemm_GFLOP/s=%.0f "
-        "peak_rss_MB=%.0f workspace_MB=%.0f fastest_step_ms=%.1f products_ms=%.1f ceiling_ms=%.1f at_ceiling=%.0f%%\n",
+        "peak_rss_MB=%.0f workspace_MB=%.0f fastest_step_ms=%.1f products_ms=%.1f ceiling_ms=%.1f at_ceiling=%.0f%% "
+        "page_faults/step=%.0f\n",
         preset.c_str(), attn::to_string(precision).c_str(), double(c.dropout), c.vocab_size, ema_decay,
         model.parameter_count() / 1e6, B, S, T, B * T / secs, secs * 1e3, flops / secs / 1e9, peak_mb,
         model.workspace_bytes() / 1048576.0, times.front() * 1e3, ceiling.product_seconds * 1e3, ceiling.seconds * 1e3,
-        100 * ceiling.seconds / secs);
+        100 * ceiling.seconds / secs, faults_per_step);
     if (profile) std::printf("%s", profiler.report().c_str());
     std::fflush(stdout);
   }
@@ -228,6 +239,7 @@ int main(int argc, char** argv) {
   int sentences = 128, vocab = 8000;
   float dropout = -1;  // the preset's
   double ema_decay = 0;
+  int steps = 0;  // the preset's
   app.add_flag("--profile", profile, "time every kernel (adds a clock reading per call)");
   app.add_option("--precision", precision, "matrix products: fp32, or bf16 (mixed precision)")
       ->check(CLI::IsMember({"fp32", "bf16"}))
@@ -251,9 +263,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--ema-decay", ema_decay, "keep a moving average of the weights too, as attn train --ema-decay does")
       ->check(below_one("a decay"));
+  app.add_option("--steps", steps, "timed steps (default: 15, base 7; more for a profiler attached to the run)")
+      ->check(attn::bench::at_least(1));
   app.add_option("PRESET", presets, "model presets (" + attn::bench::preset_list() + "); default: small base")
       ->check(attn::bench::preset_name());
   return attn::bench::run_main(app, argc, argv, [&] {
-    return run(presets, profile, attn::parse_matmul_precision(precision), sentences, dropout, vocab, ema_decay);
+    return run(presets, profile, attn::parse_matmul_precision(precision), sentences, dropout, vocab, ema_decay, steps);
   });
 }

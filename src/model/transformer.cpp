@@ -74,14 +74,17 @@ float* Transformer::gradients() {
   return grads_.data();
 }
 
-void Transformer::bind_layers() {
+void Transformer::bind_layers(const Bf16* rounded) {
   const ModelConfig& c = config_;
   float* grads = grads_.size() ? grads_.data() : nullptr;
   const bool int8 = weights_ == WeightFormat::int8;
-  // A weight matrix [rows, cols]: its s8 rows where the model was quantized, else its floats.
+  // A weight matrix [rows, cols]: its s8 rows where the model was quantized, else its floats (and
+  // their rounding where there is one).
   auto matrix = [&](const std::string& name, int cols) {
-    return int8 && quantized_->contains(name) ? quantized_->matrix(name, Trans::No)
-                                              : f32_matrix(float_tensor(name), cols);
+    if (int8 && quantized_->contains(name)) return quantized_->matrix(name, Trans::No);
+    MatrixRef m = f32_matrix(float_tensor(name), cols);
+    if (rounded) m.rounded = rounded + float_offsets_.at(name);
+    return m;
   };
   auto grad = [&](const std::string& name) -> float* { return grads ? grads + layout_.find(name).offset : nullptr; };
   // A fused product's weight and bias start at its first part (the layout keeps parts adjacent).
@@ -292,20 +295,6 @@ void Transformer::backward(const TokenBatch& b, const nn::Dropout& dropout, cons
   if (final) final(0);
 }
 
-void Transformer::bind_rounded_weights(const Bf16* rounded) {
-  const float* base = params_.data();
-  auto bind = [&](MatrixRef& w) {
-    if (w.dtype == DType::f32) w.rounded = rounded ? rounded + (static_cast<const float*>(w.data) - base) : nullptr;
-  };
-  bind(embedding_.table);
-  for (auto& l : encoder_)
-    for (nn::Linear* x : {&l.attention.qkv, &l.attention.out, &l.ffn.fc1, &l.ffn.fc2}) bind(x->weight);
-  for (auto& l : decoder_)
-    for (nn::Linear* x : {&l.self_attention.qkv, &l.self_attention.out, &l.cross_attention.q, &l.cross_attention.kv,
-                          &l.cross_attention.out, &l.ffn.fc1, &l.ffn.fc2})
-      bind(x->weight);
-}
-
 // For one forward_backward, where the backend's products round their float inputs to bf16 anyway
 // (Backend::keeps_bf16_activations): the parameters rounded once (to_bf16: the same bits as each
 // product's own rounding), and every weight matrix pointing its products at them. Each weight is
@@ -322,11 +311,11 @@ class RoundedWeights {
     if (model.rounded_params_.size() != static_cast<std::size_t>(n))
       model.rounded_params_.resize(model.backend(), static_cast<std::size_t>(n));
     model.backend().to_bf16(model.parameters(), n, model.rounded_params_.data());
-    model.bind_rounded_weights(model.rounded_params_.data());
+    model.bind_layers(model.rounded_params_.data());
     bound_ = true;
   }
   ~RoundedWeights() {
-    if (bound_) model_.bind_rounded_weights(nullptr);
+    if (bound_) model_.bind_layers();
   }
   RoundedWeights(const RoundedWeights&) = delete;
   RoundedWeights& operator=(const RoundedWeights&) = delete;

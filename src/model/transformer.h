@@ -118,10 +118,10 @@ class Transformer {
   const float* positions(bool decoder) const;
 
  private:
-  void bind_layers();
-  // Points every weight matrix's MatrixRef::rounded into `rounded` (the parameters rounded to bf16
-  // in the layout's order), or clears them (null).
-  void bind_rounded_weights(const Bf16* rounded);
+  // Points the layers at their parameters and gradients; every float weight matrix's
+  // MatrixRef::rounded into `rounded` (the parameters rounded to bf16 in the layout's order) where
+  // it is given, none otherwise.
+  void bind_layers(const Bf16* rounded = nullptr);
   friend class RoundedWeights;
   float* float_tensor(const std::string& name);  // in params_
   const float* float_tensor(const std::string& name) const;

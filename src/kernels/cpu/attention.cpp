@@ -6,6 +6,7 @@
 // The products are small_gemm_batched*.cpp's block products and the softmax rows
 // attention_softmax's: the same operations in the same order, so the results are the same bits as
 // the batched path's, which blocks over kMaxSmallGemm (or a build without AVX-512) still take.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -45,20 +46,51 @@ struct Block {
   MatrixRef q, k, v;
 };
 
-// f(block, product) for every block, whole blocks per thread, in one parallel region.
+// Asks for the cache lines of `rows` rows of `row_bytes` bytes, `stride` bytes apart, to be
+// fetched (for writing where `write`) while the thread computes on what it has: a block's rows are
+// short (128-256 bytes) and far apart, too few in a row for the hardware's prefetchers, so without
+// this every block waited on memory for each of its operands in turn. (Inlined by force: GCC finds
+// a function whose only effect is a prefetch free of side effects and drops the calls to it.)
+[[gnu::always_inline]] inline void prefetch_rows(const void* at, int rows, std::int64_t stride, std::int64_t row_bytes,
+                                                 bool write) {
+  const char* p = static_cast<const char*>(at);
+  for (int r = 0; r < rows; ++r, p += stride)
+    for (std::int64_t b = 0; b < row_bytes; b += 64) {
+      if (write)
+        __builtin_prefetch(p + b, 1, 3);
+      else
+        __builtin_prefetch(p + b, 0, 3);
+    }
+}
+
+// The rows of a block's head of x (rows × cols of x's type).
+[[gnu::always_inline]] inline void prefetch_head(const MatrixRef& x, int rows, int cols) {
+  const auto bytes = static_cast<std::int64_t>(element_bytes(x.dtype));
+  prefetch_rows(x.data, rows, x.ld * bytes, cols * bytes, false);
+}
+
+// f(block, product, next) for every block, whole blocks per thread, in one parallel region; next
+// is the block after it (the same as block for the last), whose operands f asks for (prefetch)
+// a part at a time between its products.
 template <typename F>
 void for_each_block(MatmulPrecision precision, const AttentionBlocks& a, F&& f) {
   const int count = a.batch * a.heads;
+  const auto block = [&](int i) {
+    const int b = i / a.heads, h = i % a.heads;
+    return Block{b,
+                 h,
+                 i,
+                 advanced(a.q, b * a.q_stride + h * a.d_k),
+                 advanced(a.k, b * a.k_stride + h * a.d_k),
+                 advanced(a.v, b * a.v_stride + h * a.d_v)};
+  };
 #pragma omp parallel
   {
     thread_local SmallProductScratch scratch;
     const BlockProducts product{precision, scratch};
 #pragma omp for schedule(static)
     for (int i = 0; i < count; ++i) {
-      const int b = i / a.heads, h = i % a.heads;
-      f(Block{b, h, i, advanced(a.q, b * a.q_stride + h * a.d_k), advanced(a.k, b * a.k_stride + h * a.d_k),
-              advanced(a.v, b * a.v_stride + h * a.d_v)},
-        product);
+      f(block(i), product, block(std::min(i + 1, count - 1)));
     }
   }
 }
@@ -129,15 +161,22 @@ void attention(MatmulPrecision precision, const AttentionBlocks& a, const Attent
   const std::int64_t block = static_cast<std::int64_t>(a.queries) * a.keys;
   const int ld_ctx = a.heads * a.d_v;
   const float scale = score_scale(a);
-  for_each_block(precision, a, [&](const Block& x, const BlockProducts& product) {
+  const auto ctx_at = [&](const Block& x) {
+    return ctx + static_cast<std::int64_t>(x.b) * a.queries * ld_ctx + x.h * a.d_v;
+  };
+  for_each_block(precision, a, [&](const Block& x, const BlockProducts& product, const Block& next) {
+    prefetch_head(next.q, a.queries, a.d_k);
+    prefetch_head(next.k, a.keys, a.d_k);
     float* p = probs + x.i * block;
     product(a.queries, a.keys, a.d_k, x.q, transposed(x.k), p, a.keys);  // S = Q·Kᵀ
     softmax_rows(
         p, a.queries, a.keys, [&](int r) { return query_keys(mask, x.b, r, a.keys); }, scale);
+    prefetch_head(next.v, a.keys, a.d_v);
+    prefetch_rows(probs + next.i * block, 1, 0, block * 4, true);
+    prefetch_rows(ctx_at(next), a.queries, ld_ctx * 4, a.d_v * 4, true);
     thread_local std::vector<Bf16> p16;
     const MatrixRef p_operand = operand(p, a.queries, a.keys, product.in_bf16(DType::f32, a.v.dtype), p16);
-    product(a.queries, a.d_v, a.keys, p_operand, x.v,  // ctx = P·V
-            ctx + static_cast<std::int64_t>(x.b) * a.queries * ld_ctx + x.h * a.d_v, ld_ctx);
+    product(a.queries, a.d_v, a.keys, p_operand, x.v, ctx_at(x), ld_ctx);  // ctx = P·V
   });
 }
 
@@ -148,23 +187,39 @@ void attention_backward(MatmulPrecision precision, const AttentionBlocks& a, con
   const std::int64_t block = static_cast<std::int64_t>(a.queries) * a.keys;
   const int ld_ctx = a.heads * a.d_v;
   const float scale = score_scale(a);
-  for_each_block(precision, a, [&](const Block& x, const BlockProducts& product) {
+  const auto dctx_at = [&](const Block& x) {
+    return dctx + static_cast<std::int64_t>(x.b) * a.queries * ld_ctx + x.h * a.d_v;
+  };
+  const auto dq_at = [&](const Block& x) { return dq + x.b * a.q_stride + x.h * a.d_k; };
+  const auto dk_at = [&](const Block& x) { return dk + x.b * a.k_stride + x.h * a.d_k; };
+  const auto dv_at = [&](const Block& x) { return dv + x.b * a.v_stride + x.h * a.d_v; };
+  for_each_block(precision, a, [&](const Block& x, const BlockProducts& product, const Block& next) {
+    prefetch_rows(probs + next.i * block, 1, 0, block * 4, false);
+    prefetch_rows(dctx_at(next), a.queries, ld_ctx * 4, a.d_v * 4, false);
     const float* p = probs + x.i * block;
-    float* ds = dscores + x.i * block;
-    const MatrixRef d_ctx =
-        f32_matrix(dctx + static_cast<std::int64_t>(x.b) * a.queries * ld_ctx + x.h * a.d_v, ld_ctx);
-    product(a.keys, a.d_v, a.queries, f32_matrix(p, a.keys, Trans::Yes), d_ctx,  // dV = Pᵀ·dctx
-            dv + x.b * a.v_stride + x.h * a.d_v, static_cast<int>(a.v.ld));
+    // dS in the thread's own scratch (in L1 from block to block), not in dscores: the batched
+    // route's scratch would be one more buffer of probs' size through memory.
+    thread_local std::vector<float> ds_block;
+    ds_block.resize(static_cast<std::size_t>(block));
+    float* ds = ds_block.data();
+    const MatrixRef d_ctx = f32_matrix(dctx_at(x), ld_ctx);
+    product(a.keys, a.d_v, a.queries, f32_matrix(p, a.keys, Trans::Yes), d_ctx, dv_at(x),  // dV = Pᵀ·dctx
+            static_cast<int>(a.v.ld));
+    prefetch_head(next.v, a.keys, a.d_v);
+    prefetch_rows(dv_at(next), a.keys, a.v.ld * 4, a.d_v * 4, true);
     product(a.queries, a.keys, a.d_v, d_ctx, transposed(x.v), ds, a.keys);  // dP = dctx·Vᵀ
     for (int r = 0; r < a.queries; ++r) softmax_backward_row(ds + r * a.keys, p + r * a.keys, a.keys, scale);
     // dS feeds two products: rounded once where they round it.
     thread_local std::vector<Bf16> ds16;
     const MatrixRef ds_operand = operand(
         ds, a.queries, a.keys, product.in_bf16(DType::f32, a.k.dtype) && product.in_bf16(DType::f32, a.q.dtype), ds16);
-    product(a.queries, a.d_k, a.keys, ds_operand, x.k,  // dQ = dS·K
-            dq + x.b * a.q_stride + x.h * a.d_k, static_cast<int>(a.q.ld));
-    product(a.keys, a.d_k, a.queries, transposed(ds_operand), x.q,  // dK = dSᵀ·Q
-            dk + x.b * a.k_stride + x.h * a.d_k, static_cast<int>(a.k.ld));
+    prefetch_head(next.k, a.keys, a.d_k);
+    prefetch_rows(dq_at(next), a.queries, a.q.ld * 4, a.d_k * 4, true);
+    product(a.queries, a.d_k, a.keys, ds_operand, x.k, dq_at(x), static_cast<int>(a.q.ld));  // dQ = dS·K
+    prefetch_head(next.q, a.queries, a.d_k);
+    prefetch_rows(dk_at(next), a.keys, a.k.ld * 4, a.d_k * 4, true);
+    product(a.keys, a.d_k, a.queries, transposed(ds_operand), x.q, dk_at(x),  // dK = dSᵀ·Q
+            static_cast<int>(a.k.ld));
   });
 }
 

@@ -16,9 +16,13 @@ static inline std::uint32_t mix32(std::uint32_t x) {
   return x;
 }
 
+constexpr std::int64_t kCopyBlock = 4096;
+
 void dropout(const float* x, float* y, std::int64_t n, float p, std::uint64_t seed) {
-  if (p <= 0.0f) {
-    if (x != y) std::copy(x, x + n, y);
+  if (p <= 0.0f) {  // a copy (a residual's gradient passed on to its sublayer), both cores' share
+    if (x == y) return;
+#pragma omp parallel for schedule(static) if (n > (1 << 15))
+    for (std::int64_t i = 0; i < n; i += kCopyBlock) std::copy(x + i, x + std::min(n, i + kCopyBlock), y + i);
     return;
   }
   const float keep_scale = 1.0f / (1.0f - p);

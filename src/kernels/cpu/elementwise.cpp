@@ -9,6 +9,7 @@
 #endif
 
 #include "core/error.h"
+#include "kernels/cpu/avx512_blocks.h"
 #include "kernels/cpu/bf16_conversion.h"
 #include "kernels/cpu/ops.h"
 
@@ -90,8 +91,7 @@ void sum_rows(const float* dy, std::int64_t lo, std::int64_t hi, int cols, float
     __mmask16 m[kVectors];
     __m512 acc[kVectors];
     for (int j = 0; j < kVectors; ++j) {
-      const int left = cols - c - 16 * j;
-      m[j] = left >= 16 ? __mmask16(0xffff) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);
+      m[j] = avx512::first_lanes(cols - c - 16 * j);
       acc[j] = _mm512_setzero_ps();
     }
     for (std::int64_t r = lo; r < hi; ++r) {

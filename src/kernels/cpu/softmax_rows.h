@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "kernels/backend.h"
+#include "kernels/cpu/avx512_blocks.h"
 #include "kernels/cpu/fast_exp.h"
 #include "kernels/cpu/key_range.h"
 #include "kernels/cpu/reductions.h"
@@ -29,36 +30,58 @@ inline float lanes_sum(__m512 v) {
 }
 #endif
 
-// row[0, tk): scores in, probabilities out, over the keys [lo, hi) (exactly 0 elsewhere; all 0
-// when the range is empty). With AVX-512, sixteen keys at a time under lane masks: a 32-key row
-// (the cpu-hour preset's) in two steps, where GCC's vectorised loops spent most of their time in
-// their scalar prologues and tails.
-inline void softmax_row(float* row, int tk, KeyRange keys, float scale) {
-  // Plain ints, not a structured binding: OpenMP's simd regions below cannot capture one.
-  const int lo = keys.lo, hi = keys.hi;
+#if defined(__AVX512F__)
+// The three passes of one softmax row over its keys [lo, hi), sixteen keys at a time under lane
+// masks (a 32-key row, the cpu-hour preset's, in two steps, where GCC's vectorised loops spent most
+// of their time in their scalar prologues and tails): the row's sixteen lanes of largest scores
+// (the keys outside the range set to exactly 0 on the way), exp((score - max)·scale) in place with
+// its sixteen lanes of sums, and the products by 1 / sum. softmax_row and softmax_16_rows both run
+// them; they differ only in how the lanes are reduced between the passes.
+inline __m512 row_lanes_max(float* row, int tk, int lo, int hi) {
   for (int k = 0; k < lo; ++k) row[k] = 0.0f;
   for (int k = hi > lo ? hi : lo; k < tk; ++k) row[k] = 0.0f;
-  if (lo >= hi) return;
-#if defined(__AVX512F__)
+  if (lo >= hi) return _mm512_setzero_ps();
   __m512 vmax = _mm512_set1_ps(row[lo]);
   for (int k = lo; k < hi; k += 16) {
-    const __mmask16 m = hi - k >= 16 ? __mmask16(0xffff) : __mmask16((1u << (hi - k)) - 1);
+    const __mmask16 m = avx512::first_lanes(hi - k);
     vmax = _mm512_mask_max_ps(vmax, m, _mm512_maskz_loadu_ps(m, row + k), vmax);
   }
-  const __m512 max = _mm512_set1_ps(lanes_max(vmax)), vscale = _mm512_set1_ps(scale);
+  return vmax;
+}
+inline __m512 row_exp_lanes_sum(float* row, int lo, int hi, float max, __m512 vscale) {
+  const __m512 vmax = _mm512_set1_ps(max);
   __m512 vsum = _mm512_setzero_ps();
   for (int k = lo; k < hi; k += 16) {
-    const __mmask16 m = hi - k >= 16 ? __mmask16(0xffff) : __mmask16((1u << (hi - k)) - 1);
-    const __m512 e = fast_exp(_mm512_mul_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, row + k), max), vscale));
+    const __mmask16 m = avx512::first_lanes(hi - k);
+    const __m512 e = fast_exp(_mm512_mul_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, row + k), vmax), vscale));
     _mm512_mask_storeu_ps(row + k, m, e);
     vsum = _mm512_mask_add_ps(vsum, m, vsum, e);
   }
-  const __m512 inv = _mm512_set1_ps(1.0f / lanes_sum(vsum));
+  return vsum;
+}
+inline void row_times(float* row, int lo, int hi, float inv) {
+  const __m512 vinv = _mm512_set1_ps(inv);
   for (int k = lo; k < hi; k += 16) {
-    const __mmask16 m = hi - k >= 16 ? __mmask16(0xffff) : __mmask16((1u << (hi - k)) - 1);
-    _mm512_mask_storeu_ps(row + k, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, row + k), inv));
+    const __mmask16 m = avx512::first_lanes(hi - k);
+    _mm512_mask_storeu_ps(row + k, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, row + k), vinv));
   }
+}
+#endif
+
+// row[0, tk): scores in, probabilities out, over the keys [lo, hi) (exactly 0 elsewhere; all 0
+// when the range is empty).
+inline void softmax_row(float* row, int tk, KeyRange keys, float scale) {
+  // Plain ints, not a structured binding: OpenMP's simd regions below cannot capture one.
+  const int lo = keys.lo, hi = keys.hi;
+#if defined(__AVX512F__)
+  const __m512 vmax = row_lanes_max(row, tk, lo, hi);
+  if (lo >= hi) return;
+  const __m512 vsum = row_exp_lanes_sum(row, lo, hi, lanes_max(vmax), _mm512_set1_ps(scale));
+  row_times(row, lo, hi, 1.0f / lanes_sum(vsum));
 #else
+  for (int k = 0; k < lo; ++k) row[k] = 0.0f;
+  for (int k = hi > lo ? hi : lo; k < tk; ++k) row[k] = 0.0f;
+  if (lo >= hi) return;
   const float max = row_max(row + lo, hi - lo);
   float sum = 0;
 #pragma omp simd reduction(+ : sum)
@@ -89,53 +112,18 @@ inline __m512 lane_of_rows(const float* lanes, int j) {
 // attention's forward time.
 inline void softmax_16_rows(float* x, int tk, const KeyRange* keys, float scale) {
   alignas(64) float lanes[16 * 16], per_row[16];
-  const auto lanes_to = [](int k, int hi) {
-    return hi - k >= 16 ? __mmask16(0xffff) : __mmask16((1u << (hi - k)) - 1);
-  };
-  for (int r = 0; r < 16; ++r) {
-    float* row = x + static_cast<std::int64_t>(r) * tk;
-    const int lo = keys[r].lo, hi = keys[r].hi;
-    for (int k = 0; k < lo; ++k) row[k] = 0.0f;
-    for (int k = hi > lo ? hi : lo; k < tk; ++k) row[k] = 0.0f;
-    __m512 vmax = _mm512_setzero_ps();
-    if (lo < hi) {
-      vmax = _mm512_set1_ps(row[lo]);
-      for (int k = lo; k < hi; k += 16) {
-        const __mmask16 m = lanes_to(k, hi);
-        vmax = _mm512_mask_max_ps(vmax, m, _mm512_maskz_loadu_ps(m, row + k), vmax);
-      }
-    }
-    _mm512_store_ps(lanes + 16 * r, vmax);
-  }
+  const auto row = [&](int r) { return x + static_cast<std::int64_t>(r) * tk; };
+  for (int r = 0; r < 16; ++r) _mm512_store_ps(lanes + 16 * r, row_lanes_max(row(r), tk, keys[r].lo, keys[r].hi));
   __m512 max = lane_of_rows(lanes, 0);  // lanes_max: m = m > x[j] ? m : x[j], j = 1 .. 15
   for (int j = 1; j < 16; ++j) max = _mm512_mask_max_ps(max, 0xffff, max, lane_of_rows(lanes, j));
   _mm512_store_ps(per_row, max);
   const __m512 vscale = _mm512_set1_ps(scale);
-  for (int r = 0; r < 16; ++r) {
-    float* row = x + static_cast<std::int64_t>(r) * tk;
-    const int lo = keys[r].lo, hi = keys[r].hi;
-    const __m512 row_max = _mm512_set1_ps(per_row[r]);
-    __m512 vsum = _mm512_setzero_ps();
-    for (int k = lo; k < hi; k += 16) {
-      const __mmask16 m = lanes_to(k, hi);
-      const __m512 e = fast_exp(_mm512_mul_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, row + k), row_max), vscale));
-      _mm512_mask_storeu_ps(row + k, m, e);
-      vsum = _mm512_mask_add_ps(vsum, m, vsum, e);
-    }
-    _mm512_store_ps(lanes + 16 * r, vsum);
-  }
+  for (int r = 0; r < 16; ++r)
+    _mm512_store_ps(lanes + 16 * r, row_exp_lanes_sum(row(r), keys[r].lo, keys[r].hi, per_row[r], vscale));
   __m512 sum = _mm512_setzero_ps();  // lanes_sum: s = 0, then s += x[j], j = 0 .. 15
   for (int j = 0; j < 16; ++j) sum = _mm512_add_ps(sum, lane_of_rows(lanes, j));
   _mm512_store_ps(per_row, _mm512_div_ps(_mm512_set1_ps(1.0f), sum));
-  for (int r = 0; r < 16; ++r) {
-    float* row = x + static_cast<std::int64_t>(r) * tk;
-    const int lo = keys[r].lo, hi = keys[r].hi;
-    const __m512 inv = _mm512_set1_ps(per_row[r]);
-    for (int k = lo; k < hi; k += 16) {
-      const __mmask16 m = lanes_to(k, hi);
-      _mm512_mask_storeu_ps(row + k, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, row + k), inv));
-    }
-  }
+  for (int r = 0; r < 16; ++r) row_times(row(r), keys[r].lo, keys[r].hi, per_row[r]);
 }
 #endif
 
