@@ -16,6 +16,7 @@
 #include "common/device_vector.h"
 #include "core/error.h"
 #include "kernels/device_buffer.h"
+#include "kernels/cpu/matmul_primitive.h"
 #include "kernels/cpu/ops.h"
 
 namespace attn {
@@ -121,6 +122,58 @@ TEST_F(GemmBf16Test, AllTransposesEqualTheProductOfRoundedInputs) {
         // The inputs really were rounded: bf16's 2^-9 relative error shows, far above 1e-4.
         EXPECT_GT(max_rounding_effect, 1e-3);
       }
+}
+
+// Rows and summed lengths that are no multiple of 64 (a training batch's) are cut at one, the rest
+// computed zero-padded: every transpose, beta, the rows below C and its padding columns untouched.
+TEST_F(GemmBf16Test, RowsAndSumsOffTheShapeStepEqualTheProductOfRoundedInputs) {
+  Backend& be = cpu_backend(MatmulPrecision::bf16);
+  const int n = 136;
+  unsigned seed = 40;
+  for (const int m : {129, 161, 200})
+    for (const int k : {128, 130, 191})
+      for (bool ta : {false, true})
+        for (bool tb : {false, true})
+          for (float beta : {0.0f, 0.25f}) {
+            const Product p{ta, tb, m, n, k, (ta ? m : k) + 3, (tb ? k : n) + 5, n + 2};
+            auto a = random_values(static_cast<std::size_t>(ta ? k : m) * p.lda, ++seed);
+            auto b = random_values(static_cast<std::size_t>(tb ? n : k) * p.ldb, ++seed);
+            auto c = random_values(static_cast<std::size_t>(m + 2) * p.ldc, ++seed);  // 2 rows below C
+            const auto expected = reference(p, 0.5f, a, b, beta, c, bf16_round);
+            auto da = testing::to_device(be, a), db = testing::to_device(be, b), dc = testing::to_device(be, c);
+            be.matmul(m, n, k, 0.5f, f32_matrix(da.data(), p.lda, Trans{ta}), f32_matrix(db.data(), p.ldb, Trans{tb}),
+                      beta, dc.data(), p.ldc, nullptr);
+            const auto got = testing::to_host(be, dc);
+            for (int i = 0; i < m + 2; ++i)
+              for (int j = 0; j < p.ldc; ++j) {
+                const std::size_t at = static_cast<std::size_t>(i) * p.ldc + j;
+                if (i < m && j < n)
+                  ASSERT_NEAR(got[at], expected[at], 1e-4)
+                      << "m=" << m << " k=" << k << " ta=" << ta << " tb=" << tb << " beta=" << beta;
+                else
+                  ASSERT_EQ(got[at], c[at]) << "written outside C: row " << i << " column " << j << " (m=" << m << ")";
+              }
+          }
+}
+
+// A run's hundreds of row counts share a few primitives (each one JIT-compiled code): 64 row counts
+// from 128 to 191, and 64 summed lengths, each build a handful (128 rows or sums, the padded 64,
+// the converted operand's row length in steps of 64), where one per shape would build 64.
+TEST_F(GemmBf16Test, RowCountsAndSumsSharePrimitivesPerStepOf64) {
+  Backend& be = cpu_backend(MatmulPrecision::bf16);
+  const int n = 256, most = 191;
+  auto a = random_values(static_cast<std::size_t>(most) * most, 7),
+       b = random_values(static_cast<std::size_t>(most) * n, 8);
+  std::vector<float> c(static_cast<std::size_t>(most) * n, 0.0f);
+  auto da = testing::to_device(be, a), db = testing::to_device(be, b), dc = testing::to_device(be, c);
+  for (const bool rows : {true, false}) {
+    const std::int64_t before = cpu::matmul_primitives_built();
+    for (int v = 128; v <= most; ++v) {
+      const int m = rows ? v : 160, k = rows ? 160 : v;
+      be.matmul(m, n, k, 1.0f, f32_matrix(da.data(), most), f32_matrix(db.data(), n), 0.0f, dc.data(), n, nullptr);
+    }
+    EXPECT_LE(cpu::matmul_primitives_built() - before, 6) << (rows ? "row counts" : "summed lengths");
+  }
 }
 
 TEST_F(GemmBf16Test, ReusedShapesTakeNewDataAndSmallProductsStayFloat32) {

@@ -37,9 +37,11 @@ void round_to_bf16(const float* src, std::int64_t n, Bf16* dst) {
   for (; c < n; ++c) dst[c] = round_scalar(src[c]);
 }
 
-void convert_to_bf16(const float* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, Bf16* dst) {
+void convert_to_bf16(const float* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, Bf16* dst,
+                     std::int64_t dst_ld) {
+  if (dst_ld == 0) dst_ld = cols;
 #pragma omp parallel for schedule(static) if (rows * cols > (1 << 16))
-  for (std::int64_t r = 0; r < rows; ++r) round_to_bf16(src + r * ld, cols, dst + r * cols);
+  for (std::int64_t r = 0; r < rows; ++r) round_to_bf16(src + r * ld, cols, dst + r * dst_ld);
 }
 
 void to_bf16(const float* x, std::int64_t n, Bf16* y) {

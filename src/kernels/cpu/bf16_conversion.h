@@ -12,7 +12,9 @@ namespace attn::cpu {
 void round_to_bf16(const float* src, std::int64_t n, Bf16* dst);
 // A rows × cols block stored with leading dimension ld, rounded to nearest even (as the
 // AVX512-BF16 instructions do) into a packed bf16 block.
-void convert_to_bf16(const float* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, Bf16* dst);
+// (dst's rows dst_ld apart; 0: packed, cols apart)
+void convert_to_bf16(const float* src, std::int64_t rows, std::int64_t cols, std::int64_t ld, Bf16* dst,
+                     std::int64_t dst_ld = 0);
 // A bf16 block (leading dimension ld) back to float, exactly, packed, on the calling thread: for
 // the small blocks of a batched product, where even an OpenMP region that decides not to fork
 // would cost more than the block.

@@ -2,6 +2,7 @@
 // PyTorch's autocast does it), through oneDNN's bf16 matmul on a CPU with AVX512-BF16; its rate against
 // float32's is bench/gemm_bench's to measure (the "bf16 converting" and "operands in bf16" columns beside
 // "matmul"). The inputs are rounded to bf16 (8 significant bits) on the way in.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -12,8 +13,20 @@
 namespace attn::cpu {
 namespace {
 
+// A training run's batches come in hundreds of row counts (sentences × padded length), and oneDNN
+// JIT-compiles a primitive for each shape it sees: 1-5 ms each, on one core while the other waits,
+// ~10% of a cpu-hour update. So a product's rows (m) and its summed dimension (k, the rows of a
+// weight gradient) are cut at a multiple of kShapeStep, and the rest (under kShapeStep) is run
+// zero-padded to kShapeStep: each layer's products take one shape per kShapeStep of rows instead
+// of one per row count. 64, not 32: oneDNN 2.6's AMX kernels run some row counts 2-10x slower
+// than their neighbours (e.g. 944, 976 or 992 rows against 960 or 1024, Xeon with AMX, 2 cores),
+// and multiples of 64 were all at speed (docs/benchmarks.md).
+constexpr int kShapeStep = 64;
+std::int64_t steps_of(std::int64_t n) { return (n + kShapeStep - 1) / kShapeStep * kShapeStep; }
+
 // An operand as bf16: in place, its rounded copy (MatrixRef::rounded), or (float) converted into
-// `packed`.
+// `packed`, whose rows are a multiple of kShapeStep apart (a leading dimension is part of a
+// primitive's shape too).
 struct Bf16Block {
   const Bf16* data;
   std::int64_t ld;
@@ -21,9 +34,62 @@ struct Bf16Block {
 Bf16Block bf16_block(const MatrixRef& x, std::int64_t rows, std::int64_t cols, std::vector<Bf16>& packed) {
   if (x.dtype == DType::bf16) return {static_cast<const Bf16*>(x.data), x.ld};
   if (x.rounded) return {x.rounded, x.ld};
-  packed.resize(rows * cols);
-  convert_to_bf16(static_cast<const float*>(x.data), rows, cols, x.ld, packed.data());
-  return {packed.data(), cols};
+  const std::int64_t ld = steps_of(cols);
+  packed.resize(static_cast<std::size_t>(rows * ld));
+  convert_to_bf16(static_cast<const float*>(x.data), rows, cols, x.ld, packed.data(), ld);
+  return {packed.data(), ld};
+}
+
+// Rows [from, from + count) of a stored block (or columns, with `columns`), zero-padded to
+// kShapeStep of them, as a bf16 block (rows a multiple of kShapeStep apart); `across` is the
+// length of the other side.
+Bf16Block padded_part(Bf16Block x, bool columns, std::int64_t from, std::int64_t count, std::int64_t across,
+                      std::vector<Bf16>& out) {
+  if (!columns) {
+    const std::int64_t ld = steps_of(across);
+    out.assign(static_cast<std::size_t>(kShapeStep * ld), 0);
+    for (std::int64_t r = 0; r < count; ++r) std::copy_n(x.data + (from + r) * x.ld, across, out.data() + r * ld);
+    return {out.data(), ld};
+  }
+  out.assign(static_cast<std::size_t>(across * kShapeStep), 0);
+  for (std::int64_t r = 0; r < across; ++r) std::copy_n(x.data + r * x.ld + from, count, out.data() + r * kShapeStep);
+  return {out.data(), kShapeStep};
+}
+
+// C = alpha·op(A)·op(B) + beta·C, A and B in bf16, with m and k cut as above.
+void product(bool at, bool bt, int m, int n, int k, float alpha, Bf16Block a, Bf16Block b, float beta, float* c,
+             std::int64_t ldc) {
+  const int m_head = m - m % kShapeStep, k_head = k - k % kShapeStep;
+  if (m_head > 0 && m_head < m) {
+    product(at, bt, m_head, n, k, alpha, a, b, beta, c, ldc);
+    // The last rows of A (its columns when transposed), and of C, padded.
+    const int rows = m - m_head;
+    thread_local std::vector<Bf16> a_part;
+    thread_local std::vector<float> c_part;
+    const Bf16Block a_tail = padded_part(a, at, m_head, rows, k, a_part);
+    c_part.assign(static_cast<std::size_t>(kShapeStep) * n, 0.0f);
+    float* c_tail = c + static_cast<std::int64_t>(m_head) * ldc;
+    if (beta != 0.0f)
+      for (int r = 0; r < rows; ++r) std::copy_n(c_tail + r * ldc, n, c_part.data() + static_cast<std::int64_t>(r) * n);
+    product(at, bt, kShapeStep, n, k, alpha, a_tail, b, beta, c_part.data(), n);
+    for (int r = 0; r < rows; ++r) std::copy_n(c_part.data() + static_cast<std::int64_t>(r) * n, n, c_tail + r * ldc);
+    return;
+  }
+  if (k_head > 0 && k_head < k) {
+    product(at, bt, m, n, k_head, alpha, a, b, beta, c, ldc);
+    // The last k of A (its columns; rows when transposed) and of B (its rows; columns when
+    // transposed), padded with zeros that add nothing, summed onto the head's result.
+    thread_local std::vector<Bf16> a_part, b_part;
+    const int tail = k - k_head;
+    const Bf16Block a_tail = padded_part(a, !at, k_head, tail, m, a_part);
+    const Bf16Block b_tail = padded_part(b, bt, k_head, tail, n, b_part);
+    product(at, bt, m, n, kShapeStep, alpha, a_tail, b_tail, 1.0f, c, ldc);
+    return;
+  }
+  MatmulDesc d =
+      matmul_desc(at ? Trans::Yes : Trans::No, bt ? Trans::Yes : Trans::No, m, n, k, a.ld, b.ld, ldc, alpha, beta);
+  d.input = MatmulInput::bf16;
+  run_matmul(d, a.data, b.data, c);
 }
 
 }  // namespace
@@ -54,9 +120,7 @@ void gemm_mixed(int m, int n, int k, float alpha, const MatrixRef& a, const Matr
   thread_local std::vector<Bf16> a16, b16;
   const Bf16Block ab = bf16_block(a, a_rows, a_cols, a16);
   const Bf16Block bb = bf16_block(b, b_rows, b_cols, b16);
-  MatmulDesc d = matmul_desc(ta, tb, m, n, k, ab.ld, bb.ld, ldc, alpha, beta);
-  d.input = MatmulInput::bf16;
-  run_matmul(d, ab.data, bb.data, c);
+  product(at, bt, m, n, k, alpha, ab, bb, beta, c, ldc);
 }
 
 }  // namespace attn::cpu

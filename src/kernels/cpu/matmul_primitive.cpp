@@ -49,10 +49,12 @@ class PrimitiveCache {
       order_.pop_back();
     }
     order_.emplace_front(d, build(d));
+    ++built_;
     index_[d] = order_.begin();
     return order_.front().second;
   }
   const dnnl::engine& engine() const { return engine_; }
+  std::int64_t built() const { return built_; }
   dnnl::stream& stream() { return stream_; }
 
  private:
@@ -86,6 +88,7 @@ class PrimitiveCache {
   }
 
   int threads_ = 0;
+  std::int64_t built_ = 0;
   dnnl::engine engine_{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream_{engine_};
   std::list<std::pair<MatmulDesc, Primitive>> order_;
@@ -118,6 +121,8 @@ MatmulDesc matmul_desc(Trans ta, Trans tb, int m, int n, int k, std::int64_t lda
 }
 
 void run_matmul(const MatmulDesc& d, const void* a, const void* b, void* c) { execute(cache.get(d), a, b, c); }
+
+std::int64_t matmul_primitives_built() { return cache.built(); }
 
 bool run_matmul_if_fast(const MatmulDesc& d, const void* a, const void* b, float* c) {
   Primitive& p = cache.get(d);

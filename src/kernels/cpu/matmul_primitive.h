@@ -37,4 +37,7 @@ void run_matmul(const MatmulDesc& desc, const void* a, const void* b, void* c);
 // matrix (row stride 3·heads·d_k) gets oneDNN's generic batched gemm, slower than a loop of sgemm.
 bool run_matmul_if_fast(const MatmulDesc& desc, const void* a, const void* b, float* c);
 
+// How many primitives this thread's cache has built (each one JIT-compiled code).
+std::int64_t matmul_primitives_built();
+
 }  // namespace attn::cpu
