@@ -13,14 +13,10 @@
 namespace attn::cpu {
 namespace {
 
-// A training run's batches come in hundreds of row counts (sentences × padded length), and oneDNN
-// JIT-compiles a primitive for each shape it sees: 1-5 ms each, on one core while the other waits,
-// ~10% of a cpu-hour update. So a product's rows (m) and its summed dimension (k, the rows of a
-// weight gradient) are cut at a multiple of kShapeStep, and the rest (under kShapeStep) is run
-// zero-padded to kShapeStep: each layer's products take one shape per kShapeStep of rows instead
-// of one per row count. 64, not 32: oneDNN 2.6's AMX kernels run some row counts 2-10x slower
-// than their neighbours (e.g. 944, 976 or 992 rows against 960 or 1024, Xeon with AMX, 2 cores),
-// and multiples of 64 were all at speed (docs/benchmarks.md).
+// A product's summed dimension (k) is cut at a multiple of kShapeStep, the rest zero-padded to it:
+// a weight gradient sums over a batch's rows, whose count is new in every batch, and each new shape
+// JIT-compiles a primitive (run_matmul cuts the rows, m, the same way, for every precision; the
+// reasons and the step's size are there, in matmul_primitive.cpp).
 constexpr int kShapeStep = 64;
 std::int64_t steps_of(std::int64_t n) { return (n + kShapeStep - 1) / kShapeStep * kShapeStep; }
 
@@ -42,39 +38,29 @@ Bf16Block bf16_block(const MatrixRef& x, std::int64_t rows, std::int64_t cols, s
 
 // Rows [from, from + count) of a stored block (or columns, with `columns`), zero-padded to
 // kShapeStep of them, as a bf16 block (rows a multiple of kShapeStep apart); `across` is the
-// length of the other side.
+// length of the other side. Only the padding is zeroed.
 Bf16Block padded_part(Bf16Block x, bool columns, std::int64_t from, std::int64_t count, std::int64_t across,
                       std::vector<Bf16>& out) {
   if (!columns) {
     const std::int64_t ld = steps_of(across);
-    out.assign(static_cast<std::size_t>(kShapeStep * ld), 0);
+    out.resize(static_cast<std::size_t>(kShapeStep * ld));
     for (std::int64_t r = 0; r < count; ++r) std::copy_n(x.data + (from + r) * x.ld, across, out.data() + r * ld);
+    std::fill(out.begin() + count * ld, out.end(), Bf16{0});
     return {out.data(), ld};
   }
-  out.assign(static_cast<std::size_t>(across * kShapeStep), 0);
-  for (std::int64_t r = 0; r < across; ++r) std::copy_n(x.data + r * x.ld + from, count, out.data() + r * kShapeStep);
+  out.resize(static_cast<std::size_t>(across * kShapeStep));
+  for (std::int64_t r = 0; r < across; ++r) {
+    Bf16* row = out.data() + r * kShapeStep;
+    std::copy_n(x.data + r * x.ld + from, count, row);
+    std::fill(row + count, row + kShapeStep, Bf16{0});
+  }
   return {out.data(), kShapeStep};
 }
 
-// C = alpha·op(A)·op(B) + beta·C, A and B in bf16, with m and k cut as above.
+// C = alpha·op(A)·op(B) + beta·C, A and B in bf16, with k cut as above.
 void product(bool at, bool bt, int m, int n, int k, float alpha, Bf16Block a, Bf16Block b, float beta, float* c,
              std::int64_t ldc) {
-  const int m_head = m - m % kShapeStep, k_head = k - k % kShapeStep;
-  if (m_head > 0 && m_head < m) {
-    product(at, bt, m_head, n, k, alpha, a, b, beta, c, ldc);
-    // The last rows of A (its columns when transposed), and of C, padded.
-    const int rows = m - m_head;
-    thread_local std::vector<Bf16> a_part;
-    thread_local std::vector<float> c_part;
-    const Bf16Block a_tail = padded_part(a, at, m_head, rows, k, a_part);
-    c_part.assign(static_cast<std::size_t>(kShapeStep) * n, 0.0f);
-    float* c_tail = c + static_cast<std::int64_t>(m_head) * ldc;
-    if (beta != 0.0f)
-      for (int r = 0; r < rows; ++r) std::copy_n(c_tail + r * ldc, n, c_part.data() + static_cast<std::int64_t>(r) * n);
-    product(at, bt, kShapeStep, n, k, alpha, a_tail, b, beta, c_part.data(), n);
-    for (int r = 0; r < rows; ++r) std::copy_n(c_part.data() + static_cast<std::int64_t>(r) * n, n, c_tail + r * ldc);
-    return;
-  }
+  const int k_head = k - k % kShapeStep;
   if (k_head > 0 && k_head < k) {
     product(at, bt, m, n, k_head, alpha, a, b, beta, c, ldc);
     // The last k of A (its columns; rows when transposed) and of B (its rows; columns when
