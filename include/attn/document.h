@@ -25,7 +25,8 @@ struct DetectedLanguage {
 };
 
 // The languages among `languages` (ISO 639-1 codes) that `text` may be in, most likely first
-// (CLD2); empty when none is found. A text of one or two words gets a low confidence.
+// (CLD2, and libexttextcat where CLD2 finds none of them); empty when none is found. A text of one
+// or two words gets a low confidence.
 std::vector<DetectedLanguage> detect_language(const std::string& text, const std::vector<std::string>& languages);
 
 }  // namespace attn

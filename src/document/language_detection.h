@@ -1,6 +1,7 @@
 #pragma once
-// The language of a text, by CLD2 (Chrome's Compact Language Detector 2, Debian's libcld2), among the
-// languages a service translates from: LibreTranslate's /detect and source "auto".
+// The language of a text, by CLD2 (Chrome's Compact Language Detector 2, Debian's libcld2) with
+// libexttextcat's second opinion, among the languages a service translates from: LibreTranslate's
+// /detect and source "auto".
 //
 // What CLD2 reads: the text's valid UTF-8 prefix (it misreads invalid UTF-8, so the text is cut at the
 // first invalid byte), whole up to 256 KiB; a longer text as 8 slices of 32 KiB spread evenly over it
@@ -44,6 +45,13 @@ struct DetectedLanguage {
 // the first reading's best language, or at least 85% of it for Spanish where that language is
 // Galician (so that the hint does not turn Portuguese into Spanish, while old Spanish read as
 // Galician is found to be Spanish; Galician itself scores about half as well as Spanish).
+// Where neither reading names an allowed language, a second detector has its say: libexttextcat
+// (LibreOffice's n-gram language guesser; Debian's libexttextcat-data fingerprints, read once per
+// thread from /usr/share/libexttextcat; a missing file throws, naming it) over all its languages. Its
+// first language is the answer where it is allowed and CLD2's first reading did not name it or a
+// language of its close set (there CLD2's closer look above stands: Portuguese stays unanswered).
+// That mends CLD2's sure misreadings of plain sentences as far-off languages (Spanish verses read as
+// Italian or Kinyarwanda).
 //
 // Confidence, for a language with CLD2 percent p among its three percents p1..p3 and normalized score s:
 //   100 * share * fit * length * agreement, at most 100, where
@@ -56,6 +64,7 @@ struct DetectedLanguage {
 //            spaces (Han, kana, Thai, Lao, Khmer, Myanmar) is a word and counts as two letters
 //   agreement = 1, or 0.5 where the answer is the second reading's and the first reading's best allowed
 //            language was another or none.
+// The second detector's answer is 100 * length * 0.5, its length at most 0.5 (unreliable): at most 25.
 // So a single word is at most 36, two at most 52, three at most 68; a clean sentence of 5 words and 25
 // letters or more, read in one language with an ordinary score, is 100; each language of a text half
 // in one, half in another is about 50; the confidence does not fall as a clean sentence repeats.

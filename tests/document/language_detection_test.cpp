@@ -366,5 +366,28 @@ TEST(LanguageDetection, OldSpanishReadAsGalicianIsSpanish) {
   for (const std::string& v : kEnglishVerses) EXPECT_EQ(first_language(detect(v, many)), "en") << v;
 }
 
+// Plain Spanish that CLD2 is sure is a far-off language, so that its reading with hints finds no Spanish
+// either: the second opinion (libexttextcat) names Spanish, with a low confidence. Where the far-off
+// language is allowed, CLD2's answer stands; where Spanish is not allowed, there is no answer.
+TEST(LanguageDetection, SpanishCld2ReadsAsAFarLanguageIsSpanish) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      // RV1909 Psalm 145:8, and 1 Kings 1:26
+      {"Clemente y misericordioso es Jehová, lento para la ira, y grande en misericordia.", "it"},
+      {"Mas ni á mí tu siervo, ni á Sadoc sacerdote, ni á Benaía hijo de Joiada, ni á Salomón tu siervo, ha "
+       "convidado.",
+       "rw"},
+  };
+  for (const auto& [verse, cld2_language] : cases) {
+    EXPECT_EQ(detect_any_language(verse), cld2_language) << verse;
+    const auto result = detect(verse);
+    EXPECT_EQ(first_language(result), "es") << verse;
+    EXPECT_EQ(result.size(), 1u) << verse;
+    // Only the second detector names it: at most a quarter sure (the header's second-opinion factor).
+    EXPECT_LE(first_confidence(result), 25) << verse;
+    EXPECT_EQ(first_language(detect(verse, {"en", "es", cld2_language})), cld2_language) << verse;
+    EXPECT_EQ(detect(verse, {"en"}), std::vector<DetectedLanguage>{}) << verse;
+  }
+}
+
 }  // namespace
 }  // namespace attn::document
