@@ -16,8 +16,8 @@ namespace {
 // A product's summed dimension (k) is cut at a multiple of kShapeStep, the rest zero-padded to it:
 // a weight gradient sums over a batch's rows, whose count is new in every batch, and each new shape
 // JIT-compiles a primitive (run_matmul cuts the rows, m, the same way for bf16 and int8 products;
-// the reasons and the step's size are there, in matmul_primitive.cpp).
-constexpr int kShapeStep = 64;
+// the step's size is explained with kMatmulShapeStep, matmul_primitive.h).
+constexpr int kShapeStep = kMatmulShapeStep;
 std::int64_t steps_of(std::int64_t n) { return (n + kShapeStep - 1) / kShapeStep * kShapeStep; }
 
 // An operand as bf16: in place, its rounded copy (MatrixRef::rounded), or (float) converted into

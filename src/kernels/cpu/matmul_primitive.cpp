@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/error.h"
+
 namespace attn::cpu {
 namespace {
 
@@ -111,29 +113,40 @@ void execute(Primitive& p, const void* a, const void* b, void* c) {
 // A run's products come in hundreds of row counts (a training batch's sentences × padded length,
 // a beam's live hypotheses), and each new shape JIT-compiles a primitive: with bf16 in training,
 // 1-5 ms each on one core while the other waits, ~10% of a cpu-hour update. So the rows of a bf16
-// or int8 product are cut at a multiple of kShapeStep and the rest (under kShapeStep) runs padded to
-// kShapeStep rows: each layer's products take one shape per kShapeStep of rows instead of one per
-// row count. Up to kShapeStep rows, products keep their own shape (a decoding step's few rows would
-// pay up to 64x the work). 64, not 32: oneDNN 2.6's AMX kernels run some row counts 2-10x slower
-// than their neighbours (944, 976 or 992 rows against 960 or 1024, Xeon with AMX, 2 cores), and
-// multiples of 64 were all at speed. float32 products keep their shapes: oneDNN builds their
-// AVX-512 kernels in ~0.2 ms, and the padding made an fp32 beam search 16% slower where it made the
-// int8 one 7% faster (docs/benchmarks.md).
-constexpr int kShapeStep = 64;
-
+// or int8 product are cut at a multiple of kMatmulShapeStep and the rest runs padded to
+// kMatmulShapeStep rows: each layer's products take one shape per kMatmulShapeStep of rows instead of
+// one per row count. Up to kMatmulShapeStep rows, products keep their own shape (a decoding step's few
+// rows would pay up to 64x the work). float32 products keep their shapes: oneDNN builds their AVX-512
+// kernels in ~0.2 ms, and the padding made an fp32 beam search 16% slower where it made the int8 one
+// 7% faster (docs/benchmarks.md).
 bool cut_rows(const MatmulDesc& d) {
-  return d.input != MatmulInput::f32 && d.outer * d.inner == 1 && d.m > kShapeStep && d.m % kShapeStep != 0;
+  return d.input != MatmulInput::f32 && d.outer * d.inner == 1 && d.m > kMatmulShapeStep && d.m % kMatmulShapeStep != 0;
 }
 
-// Rows [from, from + rows) of op(A) (strides row, col), copied densely (k apart) into `out`.
+// The bytes of one element of A: only bf16 and int8 products are cut.
+std::size_t a_element_bytes(MatmulInput input) { return input == MatmulInput::u8s8 ? 1 : 2; }
+
 template <typename T>
-void copy_rows(const T* a, std::int64_t row, std::int64_t col, int from, int rows, int k, T* out) {
-  if (col == 1) {
-    for (int r = 0; r < rows; ++r) std::memcpy(out + std::int64_t{r} * k, a + (from + r) * row, sizeof(T) * k);
-    return;
-  }
-  for (int p = 0; p < k; ++p)  // a transposed A: its rows are stored columns
+void copy_stored_columns(const T* a, std::int64_t row, std::int64_t col, int from, int rows, int k, T* out) {
+  for (int p = 0; p < k; ++p)
     for (int r = 0; r < rows; ++r) out[std::int64_t{r} * k + p] = a[(from + r) * row + p * col];
+}
+
+// Rows [from, from + rows) of op(A) (strides row, col, in elements of `bytes` bytes: 1 or 2), copied
+// densely (k apart) into `out`.
+void copy_rows(const void* a, std::size_t bytes, std::int64_t row, std::int64_t col, int from, int rows, int k,
+               void* out) {
+  if (col == 1) {
+    const auto* src = static_cast<const unsigned char*>(a);
+    auto* dst = static_cast<unsigned char*>(out);
+    for (int r = 0; r < rows; ++r)
+      std::memcpy(dst + std::int64_t{r} * k * bytes, src + (from + r) * row * bytes, bytes * k);
+  } else if (bytes == 1) {  // a transposed A: its rows are stored columns
+    copy_stored_columns(static_cast<const std::uint8_t*>(a), row, col, from, rows, k, static_cast<std::uint8_t*>(out));
+  } else {
+    copy_stored_columns(static_cast<const std::uint16_t*>(a), row, col, from, rows, k,
+                        static_cast<std::uint16_t*>(out));
+  }
 }
 
 // `rows` rows of n 4-byte elements (float or int32), from rows `from_ld` apart to rows `to_ld` apart.
@@ -144,55 +157,31 @@ void copy_c_rows(const void* from, std::int64_t from_ld, void* to, std::int64_t 
   for (int r = 0; r < rows; ++r) std::memcpy(dst + r * to_ld, src + r * from_ld, sizeof(std::uint32_t) * n);
 }
 
-// Runs d, its rows cut as above; with only_fast, runs nothing and says false unless oneDNN has its
-// fast kernel for every part.
-bool run(const MatmulDesc& d, const void* a, const void* b, void* c, bool only_fast) {
-  if (!cut_rows(d)) {
-    Primitive& p = cache.get(d);
-    if (only_fast && !p.fast) return false;
-    execute(p, a, b, c);
-    return true;
-  }
-  const int head = d.m - d.m % kShapeStep, rows = d.m % kShapeStep;
+// Runs d, its rows cut as above.
+void run(const MatmulDesc& d, const void* a, const void* b, void* c) {
+  if (!cut_rows(d)) return execute(cache.get(d), a, b, c);
+  const int head = d.m - d.m % kMatmulShapeStep, rows = d.m % kMatmulShapeStep;
   MatmulDesc head_desc = d, tail_desc = d;
   head_desc.m = head;
-  // The tail: A's last rows and C's, dense (k and n apart), padded to kShapeStep rows.
-  tail_desc.m = kShapeStep;
+  // The tail: A's last rows and C's, dense (k and n apart), padded to kMatmulShapeStep rows.
+  tail_desc.m = kMatmulShapeStep;
   tail_desc.a_row = d.k, tail_desc.a_col = 1;
   tail_desc.c_row = d.n;
-  // (The list's entries stay where they are when another is added; the head's was just used, so
-  // it is not the one a full cache drops.)
-  Primitive& head_primitive = cache.get(head_desc);
-  Primitive& tail_primitive = cache.get(tail_desc);
-  if (only_fast && !(head_primitive.fast && tail_primitive.fast)) return false;
-  execute(head_primitive, a, b, c);
+  execute(cache.get(head_desc), a, b, c);
   // Scratch that only grows (its padding rows are never zeroed: row i of the product reads only
-  // row i of A, so they reach only C's padding rows, which are dropped). bf16 and int8 elements
-  // are 2 and 1 bytes; C's are 4 (float or int32).
+  // row i of A, so they reach only C's padding rows, which are dropped). C's elements are 4 bytes
+  // (float or int32); A's take less room than that.
   thread_local std::vector<float> a_tail, c_tail;
   const auto at_least = [](std::vector<float>& v, std::size_t count) {
     if (v.size() < count) v.resize(count);
   };
-  at_least(a_tail, static_cast<std::size_t>(kShapeStep) * d.k);  // room for 4-byte elements: enough for any
-  at_least(c_tail, static_cast<std::size_t>(kShapeStep) * d.n);
-  switch (d.input) {
-    case MatmulInput::f32:
-      copy_rows(static_cast<const float*>(a), d.a_row, d.a_col, head, rows, d.k, a_tail.data());
-      break;
-    case MatmulInput::bf16:
-      copy_rows(static_cast<const std::uint16_t*>(a), d.a_row, d.a_col, head, rows, d.k,
-                reinterpret_cast<std::uint16_t*>(a_tail.data()));
-      break;
-    case MatmulInput::u8s8:
-      copy_rows(static_cast<const std::uint8_t*>(a), d.a_row, d.a_col, head, rows, d.k,
-                reinterpret_cast<std::uint8_t*>(a_tail.data()));
-      break;
-  }
+  at_least(a_tail, static_cast<std::size_t>(kMatmulShapeStep) * d.k);
+  at_least(c_tail, static_cast<std::size_t>(kMatmulShapeStep) * d.n);
+  copy_rows(a, a_element_bytes(d.input), d.a_row, d.a_col, head, rows, d.k, a_tail.data());
   auto* c_rows = static_cast<std::uint32_t*>(c) + head * d.c_row;
   if (d.beta != 0.0f) copy_c_rows(c_rows, d.c_row, c_tail.data(), d.n, rows, d.n);
-  execute(tail_primitive, a_tail.data(), b, c_tail.data());
+  execute(cache.get(tail_desc), a_tail.data(), b, c_tail.data());
   copy_c_rows(c_tail.data(), d.n, c_rows, d.c_row, rows, d.n);
-  return true;
 }
 
 }  // namespace
@@ -209,10 +198,16 @@ MatmulDesc matmul_desc(Trans ta, Trans tb, int m, int n, int k, std::int64_t lda
   return d;
 }
 
-void run_matmul(const MatmulDesc& d, const void* a, const void* b, void* c) { run(d, a, b, c, false); }
+void run_matmul(const MatmulDesc& d, const void* a, const void* b, void* c) { run(d, a, b, c); }
 
 std::int64_t matmul_primitives_built() { return cache.built(); }
 
-bool run_matmul_if_fast(const MatmulDesc& d, const void* a, const void* b, float* c) { return run(d, a, b, c, true); }
+bool run_matmul_if_fast(const MatmulDesc& d, const void* a, const void* b, float* c) {
+  ATTN_CHECK(d.input == MatmulInput::f32, "run_matmul_if_fast takes float32 products (their shapes are never cut)");
+  Primitive& p = cache.get(d);
+  if (!p.fast) return false;
+  execute(p, a, b, c);
+  return true;
+}
 
 }  // namespace attn::cpu

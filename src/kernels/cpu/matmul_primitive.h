@@ -29,10 +29,19 @@ struct MatmulDesc {
 MatmulDesc matmul_desc(Trans ta, Trans tb, int m, int n, int k, std::int64_t lda, std::int64_t ldb, std::int64_t ldc,
                        float alpha, float beta);
 
+// The step of the shapes bf16 and int8 products are built for: run_matmul cuts a product's rows
+// (beyond the first kMatmulShapeStep) at a multiple of it and runs the rest padded to it, and gemm_bf16
+// cuts a product's summed length (k) the same way, so that a run's hundreds of row counts and batch
+// lengths share a few JIT-compiled primitives. 64, not 32: oneDNN 2.6's AMX kernels run some row counts
+// 2-10x slower than their neighbours (944, 976 or 992 rows against 960 or 1024, Xeon with AMX, 2
+// cores), and multiples of 64 were all at speed (docs/benchmarks.md).
+inline constexpr int kMatmulShapeStep = 64;
+
 // Runs the product described by desc on a, b and c (of the types desc.input says).
 void run_matmul(const MatmulDesc& desc, const void* a, const void* b, void* c);
 
-// Runs it only if oneDNN has its fast (brgemm) kernel for this layout, and says whether it did.
+// Runs a float32 product (desc.input f32) only if oneDNN has its fast (brgemm) kernel for this
+// layout, and says whether it did.
 // Batched products need each batch entry's rows to lie densely: attention over a fused QKV
 // matrix (row stride 3·heads·d_k) gets oneDNN's generic batched gemm, slower than a loop of sgemm.
 bool run_matmul_if_fast(const MatmulDesc& desc, const void* a, const void* b, float* c);
