@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>  // before CLD2's header, which uses FILE without including it
-#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -373,10 +372,12 @@ std::vector<DetectedLanguage> detect_language(std::string_view text, const std::
   // A second reading, told which languages are allowed: CLD2 is then less easily led astray by a
   // related language (old Spanish read as Galician) or by the few letters of a short text.
   const Hints hints = hint_list(langs, first, short_text);
-  if (hints.content_languages.empty()) {
-    if (found.empty()) return textcat_results(input, langs, size, first);
-    return to_results(found, length_factor(size, first.reliable));
-  }
+  // Where the second reading adds nothing: the first reading's answer, or textcat's where it has none.
+  const auto without_hints = [&] {
+    return found.empty() ? textcat_results(input, langs, size, first)
+                         : to_results(found, length_factor(size, first.reliable));
+  };
+  if (hints.content_languages.empty()) return without_hints();
   const Cld2Answer second = run_cld2(input, hints, CLD2::kCLDFlagBestEffort);
   std::vector<Candidate> hinted = candidates(second, &langs);
   if (found.empty()) {
@@ -384,10 +385,7 @@ std::vector<DetectedLanguage> detect_language(std::string_view text, const std::
     // Portuguese stays Portuguese when only Spanish is allowed, however much the hint pushes.
     std::erase_if(hinted, [&](const Candidate& c) { return c.score < hinted_score_needed(first, c, langs); });
   }
-  if (hinted.empty()) {
-    if (found.empty()) return textcat_results(input, langs, size, first);
-    return to_results(found, length_factor(size, first.reliable));
-  }
+  if (hinted.empty()) return without_hints();
   // As sure as the first reading where both name the same language first; less where only the
   // reading with hints finds that language.
   const bool agree = !found.empty() && best_of(found) == best_of(hinted);
