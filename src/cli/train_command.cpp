@@ -68,9 +68,12 @@ void run(const TrainArguments& args) {
   TrainResult r;
   try {
     r = Trainer(options, std::cerr, *ranks).run(args.resume || args.resume_with_changes, args.resume_with_changes);
-  } catch (const dist::JobError&) {
-    // Every rank raised it together: rank 0 tells, every rank exits non-zero normally.
-    if (ranks->rank() == 0) throw;
+  } catch (const dist::JobError& e) {
+    // Every rank raised it together: rank 0 tells, every rank exits non-zero normally. Rank 0 tells
+    // now, not after its watch and MPI have wound down, and the others wait until it has (the
+    // gather): a rank that exits first makes mpirun end the job, and the message was lost with it.
+    if (ranks->rank() == 0) std::cerr << "attn: error: " << e.what() << std::endl;
+    ranks->gather_all("");
     throw QuietFailure{};
   } catch (const std::exception& e) {
     if (ranks->size() == 1) throw;

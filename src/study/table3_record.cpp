@@ -13,6 +13,7 @@
 #include "core/sha256.h"
 #include "core/text_file.h"
 #include "inspect/png_render.h"
+#include "study/sweep.h"
 #include "study/sweep_report.h"
 
 namespace attn::study {
@@ -359,10 +360,24 @@ double estimated_relative_cost(const ModelConfig& run, const ModelConfig& base) 
   return cost(run) / cost(base);
 }
 
+namespace {
+
+// The plan's runs in the order the study trains them, its sweep's: each row's seeds together (plan.json
+// lists the second seeds after every row).
+std::vector<Table3Run> training_order(const Table3Settings& s) {
+  const auto plan = plan_of(s);
+  const SweepPlan sweep = parse_sweep(table3_sweep(plan, s.training, s.scale.vocab_size), "the Table 3 study");
+  std::vector<Table3Run> order;
+  for (const auto& run : sweep.runs) order.push_back(planned_run(plan, run.name));
+  return order;
+}
+
+}  // namespace
+
 std::string table3_status(const fs::path& study, const fs::path& records) {
   const Table3Settings s = read_table3_settings(records / "plan.json");
   const Table3RecordScan scan = scan_table3_records(records, s);
-  const auto plan = plan_of(s);
+  const auto plan = training_order(s);
   const MachineInfo here = this_machine();
   std::ostringstream out;
   out << "records: " << records.string() << ": " << scan.records.size() << " of " << plan.size() << " runs finished\n";

@@ -21,8 +21,10 @@
 
 #include "common/temp_dir.h"
 #include "core/error.h"
+#include "core/text_file.h"
 #include "study/sweep.h"
 #include "study/table3.h"
+#include "study/table3_record.h"
 #include "study/table3_report.h"
 #include "study/table3_study.h"
 #include "train/checkpoint.h"
@@ -549,6 +551,41 @@ ScriptStudy script_study(const std::string& name) {
              " --valid-target " + (t.dir / "dev.es").string() + " --vocabulary " + (t.dir / "vocab.model").string() +
              " --batch-tokens 512 --warmup-steps 2 --bleu-verses 5 --threads 1";
   return t;
+}
+
+// --status names the run the study trains now: the study trains each row's seeds together, so with
+// base and A1 planned and a second seed of base, base.seed2 comes before A1.seed1 (plan.json lists
+// the second seeds last); a run under way is named with its update from its training log.
+TEST(Table3Study, StatusNamesTheRunTheStudyTrainsInTheStudysOrder) {
+  const fs::path dir = fresh_dir("status");
+  Table3Settings s;
+  s.rows = {"base", "A1"};
+  s.second_seed = {"base"};
+  s.scale.vocab_size = 4000;
+  s.training = table3_preset("learnt").training;
+  s.training.steps = 1000;
+  s.training.validations = 10;
+  write(dir / "records" / "plan.json", table3_settings_json(s).dump());
+  // base.seed1 has its record (the study's own record of base.seed1, moved to this plan and 50
+  // updates): the next is base.seed2, not A1.seed1.
+  const std::string log = R"({"type":"train","step":25,"loss":5,"tokens_per_second":100,"elapsed_seconds":10})"
+                          "\n"
+                          R"({"type":"train","step":50,"loss":4,"tokens_per_second":100,"elapsed_seconds":20})"
+                          "\n";
+  nlohmann::json record =
+      nlohmann::json::parse(read_file_bytes(fs::path(ATTN_SOURCE_DIR) / "docs/table3/runs/base.seed1/record.json"));
+  record["plan"] = table3_settings_json(s);
+  record["updates"] = 50;
+  write(dir / "records" / "runs" / "base.seed1" / "record.json", record.dump());
+  write(dir / "records" / "runs" / "base.seed1" / "train.jsonl", log);
+  const std::string before = table3_status(dir / "study", dir / "records");
+  EXPECT_NE(before.find("next run: base.seed2 (not started)"), std::string::npos) << before;
+  // Under way: its update from train.jsonl.
+  write(dir / "study" / "runs" / "base.seed2" / "train" / "train.jsonl", log);
+  const std::string during = table3_status(dir / "study", dir / "records");
+  EXPECT_NE(during.find("current run: base.seed2, update 50 of 1000"), std::string::npos) << during;
+  EXPECT_EQ(during.find("A1.seed1"), std::string::npos) << during;
+  fs::remove_all(dir);
 }
 
 // scripts/table3 end to end on a tiny corpus (Genesis 1-5 from the test fixtures): two rows and a
