@@ -3,9 +3,10 @@
 // pairs, e.g. 32 for the cpu-hour preset's batches of 1024 tokens; --dropout P: the rate, e.g. 0 for
 // cpu-hour's first four epochs and 0.1 for its later ones, default the preset's; --vocab N: the shared vocabulary's
 // pieces, default 8000; --ema-decay D: keep a moving average of the weights too, as attn train --ema-decay does;
-// --steps N: the timed steps, default 15 (base 7): more for a profiler attached to the run).
+// --steps N: the timed steps, default 15 (base 7): more for a profiler attached to the run; --varied N:
+// N batches of varying widths as the trainer makes them from a budget of --sentences x 32 tokens a side).
 //   train_step_bench [--profile] [--precision fp32|bf16] [--sentences N] [--dropout P] [--vocab N]
-//                    [--ema-decay D] [--steps N] [PRESET...]
+//                    [--ema-decay D] [--steps N] [--varied N] [PRESET...]
 //                                                                   default: small base, fp32, 128
 // Prints target tokens/s and the step time (median step), the GEMM share of the FLOPs, and peak resident memory;
 // and the step's ceiling on this machine: the time of its matrix products, each timed alone at its own shape,
@@ -153,12 +154,60 @@ smoothing on) on a batch of sentence pairs x (32 + 32) tokens, per model preset 
 Prints target tokens/s, the median and fastest step, the GEMM FLOP rate, peak memory, and the step's
 ceiling on this machine: products_ms (one step's matrix products, each timed alone at its own shape,
 types and layouts), ceiling_ms (with attention's per-(sentence, head) products at their rate) and
-at_ceiling = ceiling / step. --profile adds the time of every kernel.)";
+at_ceiling = ceiling / step. --varied N times N batches of varying widths and row counts, as the
+trainer makes them, in whole rounds (--steps / N, default 3): the figures are then the median
+round's, per batch. --profile adds the time of every kernel.)";
+
+// One batch of sentence pairs with random pieces: every sentence padded to S + T, its own lengths
+// up to `trim` tokens shorter (the padding a batch grouped by length keeps).
+struct BenchBatch {
+  int B = 0, S = 0, T = 0;
+  std::vector<std::int32_t> src, tgt_in, tgt_out, src_len, tgt_len;
+  attn::TokenBatch view() const {
+    return {B, S, T, src.data(), src_len.data(), tgt_in.data(), tgt_out.data(), tgt_len.data()};
+  }
+};
+
+BenchBatch random_batch(int B, int S, int T, int trim, int vocab, attn::Random& rng) {
+  BenchBatch b;
+  b.B = B, b.S = S, b.T = T;
+  b.src.resize(static_cast<std::size_t>(B) * S);
+  b.tgt_in.resize(static_cast<std::size_t>(B) * T);
+  b.tgt_out.resize(b.tgt_in.size());
+  for (auto& x : b.src) x = 4 + static_cast<std::int32_t>(rng.below(vocab - 4));
+  for (int i = 0; i < B; ++i)
+    for (int t = 0; t < T; ++t) {
+      b.tgt_out[i * T + t] = 4 + static_cast<std::int32_t>(rng.below(vocab - 4));
+      b.tgt_in[i * T + t] = t == 0 ? 2 : b.tgt_out[i * T + t - 1];
+    }
+  // The first sentence keeps the full width (a batch is as wide as its longest).
+  for (int i = 0; i < B; ++i) {
+    b.src_len.push_back(i == 0 || trim == 0 ? S : S - static_cast<int>(rng.below(std::min(trim, S - 1) + 1)));
+    b.tgt_len.push_back(i == 0 || trim == 0 ? T : T - static_cast<int>(rng.below(std::min(trim, T - 1) + 1)));
+  }
+  return b;
+}
+
+// The batches timed: one of B sentences x (32 + 32) tokens, or (`varied` > 0) that many batches as
+// the trainer makes them from a budget of B x 32 tokens a side: a target width from 12 to 60, the
+// source's 0.8-1.2 times it, as many sentences as the wider side's budget holds, each sentence up to
+// a tenth shorter than its batch's width. Each has its own row count, as the trainer's batches do.
+std::vector<BenchBatch> bench_batches(int B, int varied, int vocab) {
+  attn::Random rng(5);
+  if (varied == 0) return {random_batch(B, 32, 32, 0, vocab, rng)};
+  const int budget = B * 32;
+  std::vector<BenchBatch> out;
+  for (int i = 0; i < varied; ++i) {
+    const int T = 12 + static_cast<int>(rng.below(49));
+    const int S = std::max(4, static_cast<int>(std::lround(T * (0.8 + 0.4 * rng.uniform()))));
+    out.push_back(random_batch(std::max(1, budget / std::max(S, T)), S, T, std::max(S, T) / 10, vocab, rng));
+  }
+  return out;
+}
 
 int run(std::vector<std::string> presets, bool profile, attn::MatmulPrecision precision, int B, float dropout,
-        int vocab, double ema_decay, int timed_steps) {
+        int vocab, double ema_decay, int timed_steps, int varied) {
   if (presets.empty()) presets = {"small", "base"};
-  const int S = 32, T = 32;
   for (const auto& preset : presets) {
     attn::ModelConfig c = attn::ModelConfig::preset(preset);  // throws for an unknown name, listing the known
     c.vocab_size = vocab;
@@ -170,26 +219,22 @@ int run(std::vector<std::string> presets, bool profile, attn::MatmulPrecision pr
     attn::AdamOptions adam_options;
     adam_options.ema_decay = ema_decay;
     attn::AdamOptimizer adam(model, adam_options);
-    attn::Random rng(5);
-    std::vector<std::int32_t> src(B * S), tgt_in(B * T), tgt_out(B * T), src_len(B, S), tgt_len(B, T);
-    for (auto& x : src) x = 4 + static_cast<std::int32_t>(rng.below(c.vocab_size - 4));
-    for (int b = 0; b < B; ++b)
-      for (int t = 0; t < T; ++t) {
-        tgt_out[b * T + t] = 4 + static_cast<std::int32_t>(rng.below(c.vocab_size - 4));
-        tgt_in[b * T + t] = t == 0 ? 2 : tgt_out[b * T + t - 1];
-      }
-    const attn::TokenBatch batch{B, S, T, src.data(), src_len.data(), tgt_in.data(), tgt_out.data(), tgt_len.data()};
-    const double flops = step_gemm_flops(c, B, S, T);
+    const std::vector<BenchBatch> batches = bench_batches(B, varied, c.vocab_size);
     auto step = [&](int i) {
+      const BenchBatch& b = batches[static_cast<std::size_t>(i) % batches.size()];
       model.zero_gradients();
-      model.forward_backward(batch, attn::nn::Dropout{c.dropout, static_cast<std::uint64_t>(i)}, 1.0f / (B * T));
+      model.forward_backward(b.view(), attn::nn::Dropout{c.dropout, static_cast<std::uint64_t>(i)}, 1.0f / (b.B * b.T));
       adam.step(1e-4f);
     };
-    step(0);  // warm-up: allocations, oneDNN kernels
+    // Warm-up: allocations, oneDNN kernels (every batch's shapes once, as a trainer after its first epoch).
+    for (std::size_t i = 0; i < batches.size(); ++i) step(static_cast<int>(i));
     profiler.reset();
-    // The median step: this machine's two cores are shared, and a neighbour's burst would pull a
-    // mean down. The fastest step too: for comparing two builds on a noisy host.
-    const int steps = timed_steps > 0 ? timed_steps : preset == "base" ? 7 : 15;
+    // One batch: the median step (this machine's two cores are shared, and a neighbour's burst would
+    // pull a mean down) and the fastest, for comparing two builds on a noisy host. Varied batches:
+    // every batch as often (whole rounds): the median round and the fastest.
+    const int default_steps = preset == "base" ? 7 : 15;
+    const int rounds = varied == 0 ? 1 : timed_steps > 0 ? std::max(1, timed_steps / varied) : 3;
+    const int steps = varied == 0 ? (timed_steps > 0 ? timed_steps : default_steps) : rounds * varied;
     std::vector<double> times;
     const long faults_before = page_faults();
     for (int i = 1; i <= steps; ++i) {
@@ -198,30 +243,56 @@ int run(std::vector<std::string> presets, bool profile, attn::MatmulPrecision pr
       times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
     const double faults_per_step = double(page_faults() - faults_before) / steps;
-    std::sort(times.begin(), times.end());
-    const double secs = times[times.size() / 2];
+    // Target tokens (padded) and products' FLOPs of each batch.
+    std::vector<double> tokens, flops;
+    for (const auto& b : batches) {
+      tokens.push_back(double(b.B) * b.T);
+      flops.push_back(step_gemm_flops(c, b.B, b.S, b.T));
+    }
+    double secs = 0, fastest = 0, step_tokens = 0, step_flops = 0;  // a step's (one batch) or a round's (all)
+    if (varied == 0) {
+      std::vector<double> sorted = times;
+      std::sort(sorted.begin(), sorted.end());
+      secs = sorted[sorted.size() / 2], fastest = sorted.front(), step_tokens = tokens[0], step_flops = flops[0];
+    } else {
+      std::vector<double> round_times(static_cast<std::size_t>(rounds), 0.0);
+      for (int i = 0; i < steps; ++i)
+        round_times[static_cast<std::size_t>(i / varied)] += times[static_cast<std::size_t>(i)];
+      std::sort(round_times.begin(), round_times.end());
+      secs = round_times[round_times.size() / 2], fastest = round_times.front();
+      for (int i = 0; i < varied; ++i) step_tokens += tokens[i], step_flops += flops[i];
+    }
     const double peak_mb = peak_rss_mb();  // before the probe below
-    // One step's products, recorded on a model of the same shapes (the timed model calls no profiler
-    // unless --profile asks for it).
-    std::vector<attn::ProfilingBackend::Product> products;
-    {
+    // Each batch's products, recorded on a model of the same shapes (the timed model calls no profiler
+    // unless --profile asks for it), and its ceiling.
+    Ceiling ceiling;
+    for (std::size_t i = 0; i < batches.size(); ++i) {
       attn::ProfilingBackend recorder(backend);
       attn::Transformer probe(c, recorder);
       probe.initialize(1);
       probe.zero_gradients();
-      probe.forward_backward(batch, attn::nn::Dropout{c.dropout, 0}, 1.0f / (B * T));
-      products = recorder.products();
+      probe.forward_backward(batches[i].view(), attn::nn::Dropout{c.dropout, 0}, 1.0f / (batches[i].B * batches[i].T));
+      const Ceiling one = step_ceiling(backend, recorder.products(), flops[i]);
+      ceiling.product_seconds += one.product_seconds;
+      ceiling.seconds += one.seconds;
     }
-    const Ceiling ceiling = step_ceiling(backend, products, flops);
+    std::string shape = std::to_string(B) + "x(32+32)";
+    if (varied > 0) {
+      int rows_min = 1 << 30, rows_max = 0;
+      for (const auto& b : batches) rows_min = std::min(rows_min, b.B * b.T), rows_max = std::max(rows_max, b.B * b.T);
+      shape = "varied(" + std::to_string(varied) + " batches of " + std::to_string(B * 32) + " tokens a side, " +
+              std::to_string(rows_min) + "-" + std::to_string(rows_max) + " target rows)";
+    }
     std::printf(
-        "train_step %-6s precision=%s dropout=%g vocab=%d ema_decay=%g params=%.1fM batch=%dx(%d+%d) tokens/s=%.0f "
+        "train_step %-6s precision=%s dropout=%g vocab=%d ema_decay=%g params=%.1fM batch=%s tokens/s=%.0f "
         "step_ms=%.1f "
         "gemm_GFLOP/s=%.0f "
         "peak_rss_MB=%.0f workspace_MB=%.0f fastest_step_ms=%.1f products_ms=%.1f ceiling_ms=%.1f at_ceiling=%.0f%% "
         "page_faults/step=%.0f\n",
         preset.c_str(), attn::to_string(precision).c_str(), double(c.dropout), c.vocab_size, ema_decay,
-        model.parameter_count() / 1e6, B, S, T, B * T / secs, secs * 1e3, flops / secs / 1e9, peak_mb,
-        model.workspace_bytes() / 1048576.0, times.front() * 1e3, ceiling.product_seconds * 1e3, ceiling.seconds * 1e3,
+        model.parameter_count() / 1e6, shape.c_str(), step_tokens / secs, secs * 1e3 / batches.size(),
+        step_flops / secs / 1e9, peak_mb, model.workspace_bytes() / 1048576.0, fastest * 1e3 / batches.size(),
+        ceiling.product_seconds * 1e3 / batches.size(), ceiling.seconds * 1e3 / batches.size(),
         100 * ceiling.seconds / secs, faults_per_step);
     if (profile) std::printf("%s", profiler.report().c_str());
     std::fflush(stdout);
@@ -239,7 +310,8 @@ int main(int argc, char** argv) {
   int sentences = 128, vocab = 8000;
   float dropout = -1;  // the preset's
   double ema_decay = 0;
-  int steps = 0;  // the preset's
+  int steps = 0;   // the preset's
+  int varied = 0;  // one batch of 32 + 32 tokens
   app.add_flag("--profile", profile, "time every kernel (adds a clock reading per call)");
   app.add_option("--precision", precision, "matrix products: fp32, or bf16 (mixed precision)")
       ->check(CLI::IsMember({"fp32", "bf16"}))
@@ -263,11 +335,17 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--ema-decay", ema_decay, "keep a moving average of the weights too, as attn train --ema-decay does")
       ->check(below_one("a decay"));
-  app.add_option("--steps", steps, "timed steps (default: 15, base 7; more for a profiler attached to the run)")
+  app.add_option("--steps", steps,
+                 "timed steps (default: 15, base 7, --varied N: 3 x N; more for a profiler attached to the run)")
+      ->check(attn::bench::at_least(1));
+  app.add_option("--varied", varied,
+                 "time N batches as the trainer makes them from a budget of --sentences x 32 tokens a side (target "
+                 "widths 12-60, each batch its own row count) instead of one of --sentences x (32 + 32)")
       ->check(attn::bench::at_least(1));
   app.add_option("PRESET", presets, "model presets (" + attn::bench::preset_list() + "); default: small base")
       ->check(attn::bench::preset_name());
   return attn::bench::run_main(app, argc, argv, [&] {
-    return run(presets, profile, attn::parse_matmul_precision(precision), sentences, dropout, vocab, ema_decay, steps);
+    return run(presets, profile, attn::parse_matmul_precision(precision), sentences, dropout, vocab, ema_decay, steps,
+               varied);
   });
 }

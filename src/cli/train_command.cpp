@@ -42,6 +42,16 @@ std::string resume_hint(const TrainOptions& options) {
   return "";
 }
 
+// An end every rank meets together (an error each raised, a stop each made): rank 0 tells it, every
+// rank exits non-zero normally. Rank 0 tells now, not after its watch and MPI have wound down, and the
+// others wait until it has (the gather): a rank that exits first makes mpirun end the job, and the
+// message was lost with it.
+[[noreturn]] void fail_together(dist::Communicator& ranks, const std::string& message) {
+  if (ranks.rank() == 0) std::cerr << "attn: error: " << message << std::endl;
+  ranks.gather_all("");
+  throw QuietFailure{};
+}
+
 void run(const TrainArguments& args) {
   const TrainOptions options = resolve_train_options(args.preset, args.config_file, args.given);
   if (args.dump_config) {
@@ -69,12 +79,7 @@ void run(const TrainArguments& args) {
   try {
     r = Trainer(options, std::cerr, *ranks).run(args.resume || args.resume_with_changes, args.resume_with_changes);
   } catch (const dist::JobError& e) {
-    // Every rank raised it together: rank 0 tells, every rank exits non-zero normally. Rank 0 tells
-    // now, not after its watch and MPI have wound down, and the others wait until it has (the
-    // gather): a rank that exits first makes mpirun end the job, and the message was lost with it.
-    if (ranks->rank() == 0) std::cerr << "attn: error: " << e.what() << std::endl;
-    ranks->gather_all("");
-    throw QuietFailure{};
+    fail_together(*ranks, e.what());
   } catch (const std::exception& e) {
     if (ranks->size() == 1) throw;
     // This rank alone: the others may wait for it in a collective, so the whole job ends now.
@@ -83,8 +88,9 @@ void run(const TrainArguments& args) {
     ranks->abort(1);
   }
   if (r.stop_reason == "interrupted") {
-    if (ranks->rank() != 0) throw QuietFailure{};
-    throw Error("training interrupted; continue with --resume");
+    const std::string message = "training interrupted; continue with --resume";
+    if (ranks->size() == 1) throw Error(message);
+    fail_together(*ranks, message);
   }
 }
 
