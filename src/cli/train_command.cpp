@@ -42,10 +42,10 @@ std::string resume_hint(const TrainOptions& options) {
   return "";
 }
 
-// An end every rank meets together (an error each raised, a stop each made): rank 0 tells it, every
-// rank exits non-zero normally. Rank 0 tells now, not after its watch and MPI have wound down, and the
-// others wait until it has (the gather): a rank that exits first makes mpirun end the job, and the
-// message was lost with it.
+// An end every rank meets together (an error each raised, a stop each made; one process alone too):
+// rank 0 tells it, every rank exits non-zero normally. Rank 0 tells now, not after its watch and MPI have wound down,
+// and the others wait until it has (the gather): a rank that exits first makes mpirun end the job, and the message was
+// lost with it.
 [[noreturn]] void fail_together(dist::Communicator& ranks, const std::string& message) {
   if (ranks.rank() == 0) std::cerr << "attn: error: " << message << std::endl;
   ranks.gather_all("");
@@ -88,9 +88,7 @@ void run(const TrainArguments& args) {
     ranks->abort(1);
   }
   if (r.stop_reason == "interrupted") {
-    const std::string message = "training interrupted; continue with --resume";
-    if (ranks->size() == 1) throw Error(message);
-    fail_together(*ranks, message);
+    fail_together(*ranks, "training interrupted; continue with --resume");
   }
 }
 
