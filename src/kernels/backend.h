@@ -221,9 +221,12 @@ struct AdamHyper {
      (const MatrixRef& src, const std::int32_t* indices, std::int64_t rows, std::int64_t cols, void* dst,            \
       float* dst_scales, std::int32_t* dst_row_sums),                                                                \
      (src, indices, rows, cols, dst, dst_scales, dst_row_sums))                                                      \
-  /* Adam (Kingma & Ba) with bias correction, on n parameters. */                                                    \
-  OP(void, adam, (float* params, const float* grads, float* m, float* v, std::int64_t n, const AdamHyper& hyper),    \
-     (params, grads, m, v, n, hyper))                                                                                \
+  /* Adam (Kingma & Ba) with bias correction, on n parameters, in one pass that also leaves the */                   \
+  /* gradient zeroed for the next update and, where rounded is not null, writes the new parameters */                \
+  /* rounded to bf16 there (the bits to_bf16 gives). */                                                              \
+  OP(void, adam,                                                                                                     \
+     (float* params, float* grads, float* m, float* v, std::int64_t n, const AdamHyper& hyper, Bf16* rounded),       \
+     (params, grads, m, v, n, hyper, rounded))                                                                       \
   /* An exponential moving average of n parameters: average = decay·average + (1 - decay)·x. */                    \
   OP(void, moving_average, (float* average, const float* x, std::int64_t n, float decay), (average, x, n, decay))
 

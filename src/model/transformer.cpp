@@ -1,8 +1,10 @@
 #include "model/transformer.h"
 
+#include <utility>
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <utility>
 
 #include "core/error.h"
 #include "core/special_tokens.h"
@@ -45,6 +47,7 @@ Transformer::Transformer(const ModelConfig& config, Backend& backend, WeightForm
 
 float* Transformer::parameters() {
   ATTN_CHECK(weights_ == WeightFormat::f32, "an int8 model has no float parameter buffer of the whole layout");
+  rounding_current_ = false;
   return params_.data();
 }
 
@@ -53,25 +56,46 @@ const float* Transformer::parameters() const {
   return params_.data();
 }
 
-float* Transformer::float_tensor(const std::string& name) {
+std::int64_t Transformer::float_offset(const std::string& name) const {
   const auto it = float_offsets_.find(name);
   if (it == float_offsets_.end()) throw Error("tensor '" + name + "' is not kept in float");
-  return params_.data() + it->second;
+  return it->second;
 }
 
-const float* Transformer::float_tensor(const std::string& name) const {
-  return const_cast<Transformer*>(this)->float_tensor(name);
+float* Transformer::float_tensor(const std::string& name) {
+  const std::int64_t at = float_offset(name);
+  rounding_current_ = false;
+  return params_.data() + at;
 }
+
+const float* Transformer::float_tensor(const std::string& name) const { return params_.data() + float_offset(name); }
 
 float* Transformer::gradients() {
+  float* g = gradient_buffer();
+  gradients_zero_ = false;
+  return g;
+}
+
+float* Transformer::gradient_buffer() {
   if (weights_ != WeightFormat::f32)
     throw Error("an int8 model is for translating and scoring only: it cannot be trained (load the float32 model)");
   if (grads_.size() == 0) {
     grads_.resize(*backend_, static_cast<std::size_t>(layout_.total()));
     backend_->fill(grads_.data(), layout_.total(), 0.0f);
+    gradients_zero_ = true;
     bind_layers();
   }
   return grads_.data();
+}
+
+Bf16* Transformer::parameter_rounding() {
+  if (!weights_rounded_once_ || !backend_->keeps_bf16_activations() || weights_ != WeightFormat::f32) return nullptr;
+  const auto n = static_cast<std::size_t>(layout_.total());
+  if (rounded_params_.size() != n) {
+    rounded_params_.resize(*backend_, n);
+    rounding_current_ = false;
+  }
+  return rounded_params_.data();
 }
 
 void Transformer::bind_layers(const Bf16* rounded) {
@@ -148,7 +172,7 @@ void Transformer::initialize(std::uint64_t seed) {
 void Transformer::set_parameters(const std::vector<float>& host) {
   ATTN_CHECK(static_cast<std::int64_t>(host.size()) == layout_.total(), "parameter count mismatch");
   if (weights_ == WeightFormat::f32) {
-    backend_->copy_to_device(params_.data(), host.data(), host.size() * sizeof(float));
+    backend_->copy_to_device(parameters(), host.data(), host.size() * sizeof(float));
     return;
   }
   for (const auto& t : layout_.tensors()) {
@@ -182,7 +206,7 @@ std::vector<float> Transformer::parameters_to_host() const {
 
 std::vector<float> Transformer::gradients_to_host() {
   std::vector<float> host(static_cast<std::size_t>(layout_.total()));
-  backend_->copy_to_host(host.data(), gradients(), host.size() * sizeof(float));
+  backend_->copy_to_host(host.data(), gradient_buffer(), host.size() * sizeof(float));
   return host;
 }
 
@@ -195,7 +219,11 @@ float* Transformer::lookup_gradients() {
   return lookup_grads_.data();
 }
 
-void Transformer::zero_gradients() { backend_->fill(gradients(), layout_.total(), 0.0f); }
+void Transformer::zero_gradients() {
+  if (gradients_zero_) return;
+  backend_->fill(gradients(), layout_.total(), 0.0f);
+  gradients_zero_ = true;
+}
 
 const float* Transformer::positions(bool decoder) const {
   if (config_.positions == PositionEncoding::Sinusoidal) return sinusoids_.data();
@@ -299,19 +327,19 @@ void Transformer::backward(const TokenBatch& b, const nn::Dropout& dropout, cons
 // (Backend::keeps_bf16_activations): the parameters rounded once (to_bf16: the same bits as each
 // product's own rounding), and every weight matrix pointing its products at them. Each weight is
 // read by two products a batch (the forward one and the input's gradient), which rounded all 7.6M
-// of the cpu-hour preset's parameters twice. Bound for the call only and cleared on the way out:
-// the optimizer changes the parameters between calls, and nothing else reads the rounding.
+// of the cpu-hour preset's parameters twice. The rounding is kept while it is current: the
+// optimizer writes the next one in its own pass (parameter_rounding), and any write to the
+// parameters drops it. Bound for the call only and cleared on the way out: nothing else reads it.
 class RoundedWeights {
  public:
   explicit RoundedWeights(Transformer& model) : model_(model) {
-    if (!model.weights_rounded_once_ || !model.backend().keeps_bf16_activations() ||
-        model.weight_format() != WeightFormat::f32)
-      return;
-    const std::int64_t n = model.parameter_count();
-    if (model.rounded_params_.size() != static_cast<std::size_t>(n))
-      model.rounded_params_.resize(model.backend(), static_cast<std::size_t>(n));
-    model.backend().to_bf16(model.parameters(), n, model.rounded_params_.data());
-    model.bind_layers(model.rounded_params_.data());
+    Bf16* rounded = model.parameter_rounding();
+    if (!rounded) return;
+    if (!model.rounding_current_) {
+      model.backend().to_bf16(std::as_const(model).parameters(), model.parameter_count(), rounded);
+      model.rounding_current_ = true;
+    }
+    model.bind_layers(rounded);
     bound_ = true;
   }
   ~RoundedWeights() {

@@ -49,11 +49,26 @@ class Transformer {
   WeightFormat weight_format() const { return weights_; }
   std::int64_t parameter_count() const { return layout_.total(); }
   // The float parameter buffer in the layout's order (float32 models only: an int8 model keeps
-  // only the tensors it does not quantize there).
+  // only the tensors it does not quantize there). Taking it to write (the non-const overload)
+  // drops the parameters' bf16 rounding kept for the next forward_backward (see below).
   float* parameters();
   const float* parameters() const;
-  // The gradient buffer is allocated on first use (inference never needs it).
+  // The gradient buffer is allocated on first use (inference never needs it). Taking it (to write)
+  // forgets that it is known to be zero (see below).
   float* gradients();
+
+  // For an optimizer that writes, in its own pass over the parameters, what the next forward_backward
+  // would otherwise compute in a pass of its own:
+  // - parameter_rounding(): where the parameters rounded to bf16 go, or null where this model does
+  //   not round its weights once (float32 products, set_weights_rounded_once(false), int8 weights);
+  //   after writing the new parameters' rounding there (the bits Backend::to_bf16 gives), the
+  //   optimizer calls parameters_rounded() and the next forward_backward uses it as it is.
+  // - gradients_zeroed(): the optimizer has set the whole gradient to zero; the next
+  //   zero_gradients() then has nothing to do.
+  // Both hold until the parameters (or the gradient) are next taken to write.
+  Bf16* parameter_rounding();
+  void parameters_rounded() { rounding_current_ = true; }
+  void gradients_zeroed() { gradients_zero_ = true; }
 
   void initialize(std::uint64_t seed);
   // All parameters in the layout's order; an int8 model quantizes its matrices.
@@ -102,8 +117,9 @@ class Transformer {
   // Keeps attention's probabilities and context per layer for backward only up to this many bytes
   // (TrainingWorkspace::kKeptAttentionBytes unless set; 0: always recomputed).
   void set_kept_attention_bytes(std::int64_t bytes) { workspace_.max_kept_attention_bytes = bytes; }
-  // Where the backend's products round to bf16: the weights rounded once per forward_backward
-  // (true, the default) or by every product that reads them (false; the same bits, slower).
+  // Where the backend's products round to bf16: the weights rounded once each time they change
+  // (true, the default: by the optimizer's pass, or by forward_backward where nothing rounded them
+  // since they were written) or by every product that reads them (false; the same bits, slower).
   void set_weights_rounded_once(bool once) { weights_rounded_once_ = once; }
   // Teacher-forced logits [batch · T, vocab] without dropout, copied to the host (tests, scoring).
   std::vector<float> logits(const TokenBatch& batch);
@@ -123,8 +139,10 @@ class Transformer {
   // it is given, none otherwise.
   void bind_layers(const Bf16* rounded = nullptr);
   friend class RoundedWeights;
-  float* float_tensor(const std::string& name);  // in params_
+  float* float_tensor(const std::string& name);  // in params_ (to write: drops the rounding)
   const float* float_tensor(const std::string& name) const;
+  std::int64_t float_offset(const std::string& name) const;
+  float* gradient_buffer();  // grads_, allocated (zeroed) on first use; gradients() to write
   float* positions_grad(bool decoder);
   void upload(const TokenBatch& batch);
   // Encoder and decoder; the output layer and the loss follow a block of rows at a time.
@@ -147,8 +165,10 @@ class Transformer {
   std::unordered_map<std::string, std::int64_t> float_offsets_;
   std::int64_t float_total_ = 0;
   DeviceBuffer<float> params_, grads_;
-  DeviceBuffer<Bf16> rounded_params_;  // params_ rounded to bf16 during a forward_backward (RoundedWeights)
+  DeviceBuffer<Bf16> rounded_params_;  // params_ rounded to bf16 for a forward_backward (RoundedWeights)
   bool weights_rounded_once_ = true;
+  bool rounding_current_ = false;                // rounded_params_ holds params_ rounded (nothing wrote params_ since)
+  bool gradients_zero_ = false;                  // grads_ is all zeros (nothing took it to write since)
   DeviceBuffer<float> lookup_grads_;             // [vocab, d_model]: the lookups' gradient kept apart
   std::unique_ptr<QuantizedWeights> quantized_;  // int8 models
   DeviceBuffer<float> sinusoids_;                // [max_positions, d_model] when positions are sinusoidal

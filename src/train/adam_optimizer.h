@@ -25,7 +25,8 @@ class AdamOptimizer {
   AdamOptimizer(Transformer& model, AdamOptions options = {});
 
   // One update with learning rate lr from the model's accumulated gradients, multiplied by
-  // grad_scale first (gradient clipping). Counts steps from 1.
+  // grad_scale first (gradient clipping). Counts steps from 1. Leaves the gradients zeroed, and the
+  // parameters' bf16 rounding written where the model keeps one (Transformer::parameter_rounding).
   void step(float lr, float grad_scale = 1.0f);
 
   std::int64_t steps() const { return steps_; }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/clock_text.h"
@@ -408,7 +409,7 @@ void Trainer::Run::estimate_decay_end() {
 void Trainer::Run::check_ranks_agree_on_weights() {
   if (ranks_.size() == 1) return;
   const std::string mine =
-      to_hex(sha256(std::string_view(reinterpret_cast<const char*>(model_->parameters()),
+      to_hex(sha256(std::string_view(reinterpret_cast<const char*>(std::as_const(*model_).parameters()),
                                      static_cast<std::size_t>(model_->parameter_count()) * sizeof(float))));
   const auto all = ranks_.gather_all(mine);
   for (std::size_t r = 1; r < all.size(); ++r)

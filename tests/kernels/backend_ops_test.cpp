@@ -914,6 +914,9 @@ void run_gather_weight_rows(Backend& be) {
 
 // Adam (Kingma & Ba) with bias correction, in double: g = grad_scale·grad, m = β1·m + (1-β1)·g,
 // v = β2·v + (1-β2)·g², param -= lr·m̂ / (√v̂ + eps), m̂ = m / (1 - β1^t), v̂ = v / (1 - β2^t).
+// The same pass leaves the gradient all zeros and, where asked (all but the second case), the new
+// parameters rounded to bf16: round to nearest even by the bits, of the parameters it wrote;
+// without the rounding's buffer nothing past the parameters, moments and gradient is written.
 void run_adam(Backend& be) {
   struct Case {
     AdamHyper h;
@@ -928,9 +931,17 @@ void run_adam(Backend& be) {
       auto m0 = random_values(n, 60, -0.5f, 0.5f), v0 = random_values(n, 61, 0, 0.1f);
       for (std::int64_t i = 0; i < n; ++i) v0[i] = c.fresh ? 0 : v0[i] + m0[i] * m0[i];  // v > 0, of m²'s size
       if (c.fresh) std::fill(m0.begin(), m0.end(), 0.0f);
-      auto d_grads = to_device(be, grads);
-      Guarded<float> params(be, p0), m(be, m0), v(be, v0);
-      be.adam(params.data(), d_grads.data(), m.data(), v.data(), n, c.h);
+      const bool rounding = c.h.step != 7;  // the second case without the rounding's buffer
+      Guarded<float> params(be, p0), m(be, m0), v(be, v0), d_grads(be, grads);
+      Guarded<Bf16> rounded(be, n);
+      be.adam(params.data(), d_grads.data(), m.data(), v.data(), n, c.h, rounding ? rounded.data() : nullptr);
+      EXPECT_EQ(d_grads.host(), std::vector<float>(static_cast<std::size_t>(n), 0.0f)) << "the gradient, zeroed";
+      const std::vector<float> new_params = params.host();
+      const std::vector<Bf16> got_rounded = rounded.host();
+      std::int64_t rounding_wrong = 0;
+      for (std::int64_t i = 0; i < n; ++i)
+        rounding_wrong += got_rounded[i] != (rounding ? bf16_nearest_even(new_params[i]) : Bf16{0xFFFF});
+      EXPECT_EQ(rounding_wrong, 0) << (rounding ? "the bf16 rounding of the new parameters" : "untouched");
       const double b1 = c.h.beta1, b2 = c.h.beta2, t = static_cast<double>(c.h.step);
       Expected want_p, want_m, want_v;
       for (std::int64_t i = 0; i < n; ++i) {

@@ -94,7 +94,7 @@ void gather_rows(const float* src, std::int64_t src_stride, const std::int32_t* 
 void gather_weight_rows(const MatrixRef& src, const std::int32_t* indices, std::int64_t rows, std::int64_t cols,
                         void* dst, float* dst_scales, std::int32_t* dst_row_sums);
 
-void adam(float* params, const float* grads, float* m, float* v, std::int64_t n, const AdamHyper& hyper);
+void adam(float* params, float* grads, float* m, float* v, std::int64_t n, const AdamHyper& hyper, Bf16* rounded);
 void moving_average(float* average, const float* x, std::int64_t n, float decay);
 
 // Splits [0, n) into the same fixed chunks whatever the thread count, so that reductions give
