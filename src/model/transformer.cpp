@@ -1,6 +1,5 @@
 #include "model/transformer.h"
 
-#include <utility>
 #include <cmath>
 #include <cstring>
 #include <set>
