@@ -131,8 +131,9 @@ const float* IncrementalDecoder::step(const std::int32_t* tokens) {
         {self_kv_[l].data(), cache_stride, t, lineage_device_.data(), max_steps_},
         {memory_kv_[l].data(), static_cast<std::int64_t>(src_len_) * kv_width_, src_len_, memory_rows_device_.data(),
          0}};
-    model_.decoder_layers()[l].forward(be_, x_.data(), nullptr, sentences_, rows_per_sentence_, src_len_, self_mask,
-                                       memory_mask, none, cache, y_.data(), &incremental, {tap_, static_cast<int>(l)});
+    model_.decoder_layers()[l].forward(be_, x_.data(), nn::Activations{}, sentences_, rows_per_sentence_, src_len_,
+                                       self_mask, memory_mask, none, cache, y_.data(), &incremental,
+                                       {tap_, static_cast<int>(l)});
     std::swap(x_, y_);
   }
   if (output_ids_.empty())

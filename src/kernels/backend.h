@@ -151,8 +151,12 @@ struct AdamHyper {
   OP(void, add, (const float* a, const float* b, float* y, std::int64_t n), (a, b, y, n)) /* y = a + b */            \
   OP(void, accumulate, (const float* x, float* y, std::int64_t n), (x, y, n))             /* y += x */               \
   OP(void, scale, (float* x, std::int64_t n, float s), (x, n, s))                         /* x *= s */               \
-  OP(void, add_bias, (float* x, const float* bias, std::int64_t rows, int cols), (x, bias, rows, cols))              \
-  OP(void, add_bias_relu, (float* x, const float* bias, std::int64_t rows, int cols), (x, bias, rows, cols))         \
+  /* x [rows, cols] + bias [cols] (add_bias_relu: then max(·, 0)) into x, or, where y is not null, */               \
+  /* into y rounded to bf16 as to_bf16 rounds, x left as it was (rows a product wrote in float */                    \
+  /* and the later passes read in bf16: one pass instead of two). */                                                 \
+  OP(void, add_bias, (float* x, const float* bias, std::int64_t rows, int cols, Bf16* y), (x, bias, rows, cols, y))  \
+  OP(void, add_bias_relu, (float* x, const float* bias, std::int64_t rows, int cols, Bf16* y),                       \
+     (x, bias, rows, cols, y))                                                                                       \
   /* dy *= y > 0, y [n] of type y_dtype (f32 or bf16: a ReLU output kept in either). */                              \
   OP(void, relu_backward, (float* dy, const void* y, DType y_dtype, std::int64_t n), (dy, y, y_dtype, n))            \
   /* dbias += Σ rows of dy; where dy_copy is not null, dy is also written there in copy_dtype (f32 */               \
@@ -252,6 +256,13 @@ class Backend {
   // Any other combination throws.
   virtual void matmul(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, float* c,
                       int ldc, const GemmBatch* batch) = 0;
+  // A layer's product and its bias: C = A·B + bias (bias [n] added to each row), then ReLU where
+  // asked; the same bits as matmul (alpha 1, beta 0) followed by add_bias / add_bias_relu, in one
+  // call so that a backend can add the bias as the product stores its sums. C is float [m, n]
+  // (rows n apart); given `rounded`, the result goes there in bf16 (as to_bf16 rounds) and C is
+  // scratch whose contents are left unspecified.
+  virtual void matmul_bias(int m, int n, int k, const MatrixRef& a, const MatrixRef& b, const float* bias, bool relu,
+                           float* c, Bf16* rounded) = 0;
 
   // Mixed precision. A backend whose products round their inputs to bfloat16 anyway can keep
   // activations that only products (and ReLU's gradient) read in bf16: half the memory and no

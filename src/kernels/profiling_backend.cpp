@@ -27,6 +27,17 @@ void ProfilingBackend::matmul(int m, int n, int k, float alpha, const MatrixRef&
   time(key, flops, [&] { inner_.matmul(m, n, k, alpha, a, b, beta, c, ldc, batch); });
 }
 
+void ProfilingBackend::matmul_bias(int m, int n, int k, const MatrixRef& a, const MatrixRef& b, const float* bias,
+                                   bool relu, float* c, Bf16* rounded) {
+  char key[128];
+  products_.push_back({m, n, k, 1.0f, 0.0f, a, b, n, false, GemmBatch{}});
+  const double flops = products_.back().flops();
+  const auto type = [](const MatrixRef& x) { return x.rounded ? "f32(bf16)" : to_string(x.dtype); };
+  std::snprintf(key, sizeof key, "matmul %s·%s %s%s %dx%dx%d %s%s", type(a), type(b), a.trans == Trans::Yes ? "T" : "N",
+                b.trans == Trans::Yes ? "T" : "N", m, n, k, relu ? "+bias+relu" : "+bias", rounded ? "->bf16" : "");
+  time(key, flops, [&] { inner_.matmul_bias(m, n, k, a, b, bias, relu, c, rounded); });
+}
+
 namespace {
 // The FLOPs of attention's two products (scores, context) over all blocks.
 double attention_flops(const AttentionBlocks& a) { return 2.0 * static_cast<double>(a.probs_size()) * (a.d_k + a.d_v); }

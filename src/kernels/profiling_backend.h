@@ -48,6 +48,10 @@ class ProfilingBackend final : public Backend {
   // Keyed by operand types, transposition and (single products) shape: "matmul f32·s8 NT 32x2048x512".
   void matmul(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, float* c, int ldc,
               const GemmBatch* batch) override;
+  // A product with its bias: one of products() (as matmul's), keyed like matmul's with "+bias",
+  // "+bias+relu" and "->bf16" where the call asks for them.
+  void matmul_bias(int m, int n, int k, const MatrixRef& a, const MatrixRef& b, const float* bias, bool relu, float* c,
+                   Bf16* rounded) override;
   // Keyed "attention" and "attention_backward", with their products' FLOPs.
   void attention(const AttentionBlocks& a, const AttentionMask& mask, float* probs, float* ctx) override;
   void attention_backward(const AttentionBlocks& a, const float* probs, const float* dctx, float* dscores, float* dq,

@@ -44,6 +44,11 @@ void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int
 
   const std::int64_t rows = std::max(rs, rt);
   encoder_input = a.take<float>(rs * d);
+  // With bf16 activations, the rows every product reads rounded (layer inputs and outputs, the
+  // sublayers' outputs) are kept per layer in bf16: rounded once, and not recomputed in backward.
+  const bool round_once = bf16_activations && round_activations_once;
+  auto rounded = [&](std::int64_t layer_rows) { return round_once ? a.take<Bf16>(layer_rows * d) : nullptr; };
+  encoder_input_rounded = rounded(rs);
   float* const alternating[2] = {a.take<float>(rows * d), a.take<float>(rows * d)};
   float* const memory = a.take<float>(rs * d);
   // Sublayer outputs: one set for all layers (recomputed in backward).
@@ -63,10 +68,12 @@ void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int
   struct AttentionOutput {
     float *probs, *ctx;
     bool own;
+    Bf16* ctx_rounded;  // kept with bf16 activations (the layer's own context only)
   };
   auto attention_output = [&](std::int64_t probs_size, std::int64_t ctx_rows) -> AttentionOutput {
-    if (!keep_attention) return {probs, context, false};
-    return {a.take<float>(probs_size), a.take<float>(ctx_rows * hv), true};
+    if (!keep_attention) return {probs, context, false, nullptr};
+    return {a.take<float>(probs_size), a.take<float>(ctx_rows * hv), true,
+            round_once ? a.take<Bf16>(ctx_rows * hv) : nullptr};
   };
   // The feed-forward hidden layer: kept per layer for backward (in bf16 where the backend keeps
   // bf16 activations, with one float buffer as scratch), one buffer for all without backward.
@@ -98,30 +105,37 @@ void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int
     auto& e = encoder[i];
     const Projection qkv = projection(rs * c.qkv_width(), 0);
     const AttentionOutput o = attention_output(self_src, rs);
-    e.attention = {qkv.f32, o.probs, o.ctx, qkv.kept, o.own};
+    e.attention = {qkv.f32, o.probs, o.ctx, qkv.kept, o.own, o.ctx_rounded};
     e.attention_residual = take_residual(a, rs, d);
     e.middle = first_sublayer;
     e.hidden = hidden(rs);
     e.ffn_residual = take_residual(a, rs, d);
+    e.middle_rounded = rounded(rs);
+    e.output_rounded = rounded(rs);
     encoder_outputs[i] = i + 1 == c.encoder_layers ? memory : alternating[i % 2];
   }
   decoder_input = a.take<float>(rt * d);
+  decoder_input_rounded = rounded(rt);
   decoder.resize(c.decoder_layers);
   decoder_outputs.resize(c.decoder_layers);
   for (int i = 0; i < c.decoder_layers; ++i) {
     auto& l = decoder[i];
     const Projection qkv = projection(rt * c.qkv_width(), 0);
     const AttentionOutput self = attention_output(self_tgt, rt);
-    l.self_attention = {qkv.f32, self.probs, self.ctx, qkv.kept, self.own};
+    l.self_attention = {qkv.f32, self.probs, self.ctx, qkv.kept, self.own, self.ctx_rounded};
     l.self_residual = take_residual(a, rt, d);
     l.after_self = first_sublayer;
     const Projection q = projection(rt * hk, 0), kv = projection(rs * (hk + hv), rt * hk);
     const AttentionOutput cross_output = attention_output(cross, rt);
-    l.cross_attention = {q.f32, kv.f32, cross_output.probs, cross_output.ctx, q.kept, kv.kept, cross_output.own};
+    l.cross_attention = {q.f32,  kv.f32,  cross_output.probs, cross_output.ctx,
+                         q.kept, kv.kept, cross_output.own,   cross_output.ctx_rounded};
     l.cross_residual = take_residual(a, rt, d);
     l.after_cross = second_sublayer;
     l.hidden = hidden(rt);
     l.ffn_residual = take_residual(a, rt, d);
+    l.after_self_rounded = rounded(rt);
+    l.after_cross_rounded = rounded(rt);
+    l.output_rounded = rounded(rt);
     decoder_outputs[i] = alternating[i % 2];
   }
   std::int64_t block = kLogitsBlockElements / c.vocab_size;

@@ -17,9 +17,14 @@ struct TrainingWorkspace {
   std::int32_t *src = nullptr, *tgt_in = nullptr, *tgt_out = nullptr;
   std::int32_t *src_lengths = nullptr, *tgt_lengths = nullptr;
   float* encoder_input = nullptr;  // [B·S, d]
+  // Training with bf16 activations: the embeddings rounded to bf16 as the first layers' products
+  // read them (the layers' own roundings are in their caches); null otherwise.
+  Bf16* encoder_input_rounded = nullptr;  // [B·S, d]
+  Bf16* decoder_input_rounded = nullptr;  // [B·T, d]
   // Layer outputs: the last encoder layer's (the memory) is kept; the others live in two
   // alternating buffers only until the next layer has read them, and the backward pass
-  // recomputes each layer's input into layer_input from the previous layer's residual cache.
+  // recomputes each layer's input into layer_input from the previous layer's residual cache
+  // (with bf16 activations it reads the layer's rounded output instead: Cache::output_rounded).
   std::vector<float*> encoder_outputs;  // per layer [B·S, d]
   std::vector<nn::EncoderLayer::Cache> encoder;
   float* decoder_input = nullptr;       // [B·T, d]
@@ -36,6 +41,9 @@ struct TrainingWorkspace {
   // again): the cpu-hour step keeps 14 MB and saves 9 of its 27 attention kernels.
   static constexpr std::int64_t kKeptAttentionBytes = std::int64_t{128} << 20;
   std::int64_t max_kept_attention_bytes = kKeptAttentionBytes;  // (tests: 0 to recompute always)
+  // With bf16 activations, the rows products read (layer inputs and outputs, sublayer outputs,
+  // attention's context) are rounded once and kept per layer (tests: false to round at each use).
+  bool round_activations_once = true;
   // Backward only:
   float* layer_input = nullptr;  // [max(B·S, B·T), d]
   float* d_decoder = nullptr;    // [B·T, d]

@@ -255,20 +255,23 @@ void Transformer::upload(const TokenBatch& b) {
 void Transformer::forward(const TokenBatch& b, const nn::Dropout& dropout, nn::AttentionTap* tap) {
   Backend& be = *backend_;
   TrainingWorkspace& ws = workspace_;
+  const std::int64_t source_values = static_cast<std::int64_t>(b.batch) * b.src_len * config_.d_model;
+  const std::int64_t target_values = static_cast<std::int64_t>(b.batch) * b.tgt_len * config_.d_model;
+  // Each layer's input in float, with its bf16 rounding where the workspace keeps one.
   embedding_.embed(be, ws.src, b.batch, b.src_len, positions(false), dropout, kSourceEmbeddingSite, ws.encoder_input);
-  const float* x = ws.encoder_input;
+  nn::Activations x = nn::with_rounding(be, ws.encoder_input, source_values, ws.encoder_input_rounded);
   for (std::size_t i = 0; i < encoder_.size(); ++i) {
     encoder_[i].forward(be, x, b.batch, b.src_len, encoder_mask(), dropout, ws.encoder[i], ws.encoder_outputs[i],
                         {tap, static_cast<int>(i)});
-    x = ws.encoder_outputs[i];
+    x = {ws.encoder_outputs[i], ws.encoder[i].output_rounded};
   }
-  const float* memory = x;
+  const nn::Activations memory = x;
   embedding_.embed(be, ws.tgt_in, b.batch, b.tgt_len, positions(true), dropout, kTargetEmbeddingSite, ws.decoder_input);
-  x = ws.decoder_input;
+  x = nn::with_rounding(be, ws.decoder_input, target_values, ws.decoder_input_rounded);
   for (std::size_t i = 0; i < decoder_.size(); ++i) {
     decoder_[i].forward(be, x, memory, b.batch, b.tgt_len, b.src_len, decoder_mask(), memory_mask(), dropout,
                         ws.decoder[i], ws.decoder_outputs[i], nullptr, {tap, static_cast<int>(i)});
-    x = ws.decoder_outputs[i];
+    x = {ws.decoder_outputs[i], ws.decoder[i].output_rounded};
   }
 }
 
@@ -277,8 +280,7 @@ void Transformer::for_each_logits_block(const TokenBatch& b, Block&& block) {
   const std::int64_t rows = static_cast<std::int64_t>(b.batch) * b.tgt_len;
   for (std::int64_t first = 0; first < rows; first += workspace_.logits_rows) {
     const std::int64_t count = std::min(workspace_.logits_rows, rows - first);
-    embedding_.project(*backend_, workspace_.decoder_outputs.back() + first * config_.d_model, count,
-                       workspace_.logits);
+    embedding_.project(*backend_, last_decoder_output().offset(first * config_.d_model), count, workspace_.logits);
     block(first, count);
   }
 }
@@ -295,17 +297,22 @@ void Transformer::backward(const TokenBatch& b, const nn::Dropout& dropout, cons
   const std::int64_t rows_t = static_cast<std::int64_t>(b.batch) * b.tgt_len;
   const std::int64_t rows_s = static_cast<std::int64_t>(b.batch) * b.src_len;
   // ws.d_decoder holds ∂L/∂(last decoder output), from the output layer.
-  // A layer's input: the embeddings for the first, else the previous layer's output, recomputed.
+  // A layer's input: the embeddings for the first, else the previous layer's output; their bf16
+  // rounding where the forward pass kept it (only products read a layer's input here), else
+  // recomputed in float.
   auto input_of = [&](const auto& layers, const auto& caches, int i, const float* embeddings,
-                      std::int64_t rows) -> const float* {
-    if (i == 0) return embeddings;
+                      const Bf16* embeddings_rounded, std::int64_t rows) -> nn::Activations {
+    if (i == 0) return embeddings_rounded ? nn::Activations(embeddings_rounded) : nn::Activations(embeddings);
+    if (caches[i - 1].output_rounded) return caches[i - 1].output_rounded;
     residual_norm_output(be, layers[i - 1].ffn_norm, caches[i - 1].ffn_residual, rows, ws.layer_input);
     return ws.layer_input;
   };
-  const float* memory = ws.encoder_outputs.back();
+  const Bf16* memory_rounded = ws.encoder.back().output_rounded;
+  const nn::Activations memory =
+      memory_rounded ? nn::Activations(memory_rounded) : nn::Activations(ws.encoder_outputs.back());
   be.fill(ws.d_memory, rows_s * config_.d_model, 0.0f);
   for (int i = static_cast<int>(decoder_.size()) - 1; i >= 0; --i) {
-    const float* x = input_of(decoder_, ws.decoder, i, ws.decoder_input, rows_t);
+    const nn::Activations x = input_of(decoder_, ws.decoder, i, ws.decoder_input, ws.decoder_input_rounded, rows_t);
     decoder_[i].backward(be, x, memory, b.batch, b.tgt_len, b.src_len, decoder_mask(), memory_mask(), dropout,
                          ws.decoder[i], ws.scratch, ws.d_decoder, ws.d_memory);
     if (final) final(layer_start(true, i));
@@ -313,7 +320,7 @@ void Transformer::backward(const TokenBatch& b, const nn::Dropout& dropout, cons
   embedding_.embed_backward(be, ws.tgt_in, b.batch, b.tgt_len, ws.d_decoder, dropout, kTargetEmbeddingSite,
                             positions_grad(true));
   for (int i = static_cast<int>(encoder_.size()) - 1; i >= 0; --i) {
-    const float* x = input_of(encoder_, ws.encoder, i, ws.encoder_input, rows_s);
+    const nn::Activations x = input_of(encoder_, ws.encoder, i, ws.encoder_input, ws.encoder_input_rounded, rows_s);
     encoder_[i].backward(be, x, b.batch, b.src_len, encoder_mask(), dropout, ws.encoder[i], ws.scratch, ws.d_memory);
     if (final) final(layer_start(false, i));
   }
@@ -369,7 +376,7 @@ LossSums Transformer::forward_backward(const TokenBatch& b, const nn::Dropout& d
   const nn::RowBuffer d_logits =
       workspace_.scratch.dy_read.dtype == DType::bf16 ? workspace_.scratch.dy_read : nn::RowBuffer(workspace_.logits);
   for_each_logits_block(b, [&](std::int64_t first, std::int64_t count) {
-    const float* y = workspace_.decoder_outputs.back() + first * d;
+    const nn::Activations y = last_decoder_output().offset(first * d);
     float* dy = workspace_.d_decoder + first * d;
     sums +=
         backend_->cross_entropy(workspace_.logits, workspace_.tgt_out + first, count, config_.vocab_size,

@@ -121,6 +121,9 @@ class Transformer {
   // (true, the default: by the optimizer's pass, or by forward_backward where nothing rounded them
   // since they were written) or by every product that reads them (false; the same bits, slower).
   void set_weights_rounded_once(bool once) { weights_rounded_once_ = once; }
+  // Likewise for the activations: false (tests) keeps no bf16 rounding of the layers' inputs and
+  // outputs, so each product rounds its float rows itself and the backward pass recomputes them.
+  void set_activations_rounded_once(bool once) { workspace_.round_activations_once = once; }
   // Teacher-forced logits [batch · T, vocab] without dropout, copied to the host (tests, scoring).
   std::vector<float> logits(const TokenBatch& batch);
 
@@ -150,6 +153,11 @@ class Transformer {
   // Calls block(first row, rows) with the logits of each block of target rows in workspace_.logits.
   template <typename Block>
   void for_each_logits_block(const TokenBatch& batch, Block&& block);
+  // The last decoder layer's output as the output layer's products read it (with its bf16 rounding
+  // where the workspace keeps one).
+  nn::Activations last_decoder_output() const {
+    return {workspace_.decoder_outputs.back(), workspace_.decoder.back().output_rounded};
+  }
   void backward(const TokenBatch& batch, const nn::Dropout& dropout, const GradientsFinal& final);
   // Where each layer's parameters start in the layout (its first tensor's offset).
   std::int64_t layer_start(bool decoder, int layer) const;

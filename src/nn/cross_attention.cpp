@@ -8,13 +8,13 @@ HeadsView CrossAttention::values(Activations kv_rows, int length) const {
   return dense_heads(kv_rows.offset(heads * d_k), kv.out, length);
 }
 
-AttentionShape CrossAttention::forward(Backend& be, const float* x, const float* memory, int batch, int length,
+AttentionShape CrossAttention::forward(Backend& be, Activations x, Activations memory, int batch, int length,
                                        int memory_length, const AttentionMask& mask, const Cache& cache, float* y,
                                        const KeyValueCache* memory_kv) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   const std::int64_t memory_rows = static_cast<std::int64_t>(batch) * memory_length;
-  q.forward(be, x, rows, cache.q);
   if (memory_kv) {
+    q.forward(be, x, rows, cache.q);
     CachedAttention a;
     a.rows = static_cast<int>(rows), a.heads = heads, a.d_k = d_k, a.d_v = d_v;
     a.q = cache.q, a.ld_q = q.out;
@@ -25,18 +25,17 @@ AttentionShape CrossAttention::forward(Backend& be, const float* x, const float*
     out.forward(be, cache.ctx, rows, y);
     return shape(static_cast<int>(rows), 1, memory_length);
   }
-  const Activations queries = keep(be, cache.q, rows * q.out, cache.kept_q);
-  kv.forward(be, memory, memory_rows, cache.kv);
-  const Activations projected = keep(be, cache.kv, memory_rows * kv.out, cache.kept_kv);
+  const Activations queries = q.forward_kept(be, x, rows, cache.q, cache.kept_q);
+  const Activations projected = kv.forward_kept(be, memory, memory_rows, cache.kv, cache.kept_kv);
   const AttentionShape s = shape(batch, length, memory_length);
   attention_forward(be, s, dense_heads(queries, q.out, length), keys(projected, memory_length),
                     values(projected, memory_length), mask, cache.probs, cache.ctx);
-  out.forward(be, cache.ctx, rows, y);
+  out.forward(be, with_rounding(be, cache.ctx, rows * out.in, cache.ctx_rounded), rows, y);
   return s;
 }
 
-void CrossAttention::backward(Backend& be, const float* x, const float* memory, int batch, int length,
-                              int memory_length, const AttentionMask& mask, const Cache& cache, const float* dy,
+void CrossAttention::backward(Backend& be, Activations x, Activations memory, int batch, int length, int memory_length,
+                              const AttentionMask& mask, const Cache& cache, const float* dy,
                               const AttentionScratch& scratch, float* dx, float* d_memory) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   const std::int64_t memory_rows = static_cast<std::int64_t>(batch) * memory_length;
@@ -45,7 +44,8 @@ void CrossAttention::backward(Backend& be, const float* x, const float* memory, 
   const HeadsView queries = dense_heads(kept_q, q.out, length);
   const HeadsView k = keys(memory_kv, memory_length), v = values(memory_kv, memory_length);
   if (!cache.own_probs) attention_forward(be, s, queries, k, v, mask, cache.probs, cache.ctx);
-  out.backward(be, cache.ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false, scratch.dy_read);
+  const Activations ctx = cache.own_probs && cache.ctx_rounded ? Activations(cache.ctx_rounded) : cache.ctx;
+  out.backward(be, ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false, scratch.dy_read);
   attention_backward(be, s, queries, k, v, cache.probs, scratch.d_ctx, scratch.d_probs, scratch.d_q, scratch.d_kv,
                      scratch.d_kv + heads * d_k);
   q.backward(be, x, scratch.d_q, rows, dx, /*accumulate_dx=*/true, scratch.dy_read);

@@ -16,13 +16,14 @@ struct CrossAttention {
   int heads = 0, d_k = 0, d_v = 0;
 
   struct Cache {
-    float* q = nullptr;      // [B·T, h·d_k]
-    float* kv = nullptr;     // [B·S, h·d_k + h·d_v]: K and V side by side, as SelfAttention's Q, K, V
-    float* probs = nullptr;  // [B, h, T, S]; may be shared, like ctx
-    float* ctx = nullptr;    // [B·T, h·d_v]; may be shared: backward recomputes it from probs and V
-    RowBuffer kept_q;        // what attention reads in both passes: q and kv, or their bf16 copies
-    RowBuffer kept_kv;       // (nn::keep)
-    bool own_probs = false;  // probs and ctx are this layer's alone: backward reads them as forward left them
+    float* q = nullptr;           // [B·T, h·d_k]
+    float* kv = nullptr;          // [B·S, h·d_k + h·d_v]: K and V side by side, as SelfAttention's Q, K, V
+    float* probs = nullptr;       // [B, h, T, S]; may be shared, like ctx
+    float* ctx = nullptr;         // [B·T, h·d_v]; may be shared: backward recomputes it from probs and V
+    RowBuffer kept_q;             // what attention reads in both passes: q and kv, or their bf16 copies
+    RowBuffer kept_kv;            // (nn::keep)
+    bool own_probs = false;       // probs and ctx are this layer's alone: backward reads them as forward left them
+    Bf16* ctx_rounded = nullptr;  // as SelfAttention::Cache's
   };
 
   AttentionShape shape(int batch, int queries, int keys) const { return {batch, heads, d_k, d_v, queries, keys}; }
@@ -35,11 +36,11 @@ struct CrossAttention {
   // sentence and gives each of the batch·length rows, one query each, its sentence's cached row;
   // mask.key_lengths is then per cached row), or null to project memory here into cache.kv.
   // Returns the shape of cache.probs.
-  AttentionShape forward(Backend& be, const float* x, const float* memory, int batch, int length, int memory_length,
+  AttentionShape forward(Backend& be, Activations x, Activations memory, int batch, int length, int memory_length,
                          const AttentionMask& mask, const Cache& cache, float* y,
                          const KeyValueCache* memory_kv = nullptr) const;
   // dx += ∂L/∂x and d_memory += ∂L/∂memory. The mask is the forward pass's.
-  void backward(Backend& be, const float* x, const float* memory, int batch, int length, int memory_length,
+  void backward(Backend& be, Activations x, Activations memory, int batch, int length, int memory_length,
                 const AttentionMask& mask, const Cache& cache, const float* dy, const AttentionScratch& scratch,
                 float* dx, float* d_memory) const;
 };

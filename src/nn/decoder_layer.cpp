@@ -2,7 +2,7 @@
 
 namespace attn::nn {
 
-void DecoderLayer::forward(Backend& be, const float* x, const float* memory, int batch, int length, int memory_length,
+void DecoderLayer::forward(Backend& be, Activations x, Activations memory, int batch, int length, int memory_length,
                            const AttentionMask& self_mask, const AttentionMask& memory_mask, const Dropout& dropout,
                            const Cache& cache, float* y, const Incremental* incremental, const TapPoint& tap) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
@@ -14,33 +14,44 @@ void DecoderLayer::forward(Backend& be, const float* x, const float* memory, int
                                    cache.self_residual.sum, &incremental->self)
           : self_attention.forward(be, x, batch, length, self_mask, cache.self_attention, cache.self_residual.sum);
   tap(AttentionSite::decoder_self, self_shape, cache.self_attention.probs);
-  residual_norm_forward(be, self_attention_norm, x, cache.self_residual.sum, rows, dropout.rate,
+  residual_norm_forward(be, self_attention_norm, x.f32(), cache.self_residual.sum, rows, dropout.rate,
                         dropout.site(dropout_site + 0), cache.self_residual, cache.after_self);
+  const std::int64_t n = rows * self_attention_norm.dim;
   const AttentionShape cross_shape = cross_attention.forward(
-      be, cache.after_self, memory, batch, length, memory_length, memory_mask, cache.cross_attention,
-      cache.cross_residual.sum, incremental ? &incremental->memory : nullptr);
+      be, with_rounding(be, cache.after_self, n, cache.after_self_rounded), memory, batch, length, memory_length,
+      memory_mask, cache.cross_attention, cache.cross_residual.sum, incremental ? &incremental->memory : nullptr);
   tap(AttentionSite::cross, cross_shape, cache.cross_attention.probs);
   residual_norm_forward(be, cross_attention_norm, cache.after_self, cache.cross_residual.sum, rows, dropout.rate,
                         dropout.site(dropout_site + 1), cache.cross_residual, cache.after_cross);
-  ffn.forward(be, cache.after_cross, rows, cache.hidden, cache.ffn_residual.sum, hidden_dropout(dropout));
+  ffn.forward(be, with_rounding(be, cache.after_cross, n, cache.after_cross_rounded), rows, cache.hidden,
+              cache.ffn_residual.sum, hidden_dropout(dropout));
   residual_norm_forward(be, ffn_norm, cache.after_cross, cache.ffn_residual.sum, rows, dropout.rate,
                         dropout.site(dropout_site + 2), cache.ffn_residual, y);
+  if (cache.output_rounded) be.to_bf16(y, n, cache.output_rounded);
 }
 
-void DecoderLayer::backward(Backend& be, const float* x, const float* memory, int batch, int length, int memory_length,
+void DecoderLayer::backward(Backend& be, Activations x, Activations memory, int batch, int length, int memory_length,
                             const AttentionMask& self_mask, const AttentionMask& memory_mask, const Dropout& dropout,
                             const Cache& cache, const LayerScratch& scratch, float* dy, float* d_memory) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   residual_norm_backward(be, ffn_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 2), cache.ffn_residual,
                          scratch.d_sublayer);
-  residual_norm_output(be, cross_attention_norm, cache.cross_residual, rows, cache.after_cross);
-  ffn.backward(be, cache.after_cross, rows, cache.hidden, scratch.d_sublayer, scratch.d_hidden, dy, scratch.dy_read,
+  Activations after_cross = cache.after_cross_rounded;
+  if (!cache.after_cross_rounded) {
+    residual_norm_output(be, cross_attention_norm, cache.cross_residual, rows, cache.after_cross);
+    after_cross = cache.after_cross;
+  }
+  ffn.backward(be, after_cross, rows, cache.hidden, scratch.d_sublayer, scratch.d_hidden, dy, scratch.dy_read,
                hidden_dropout(dropout));
   residual_norm_backward(be, cross_attention_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 1),
                          cache.cross_residual, scratch.d_sublayer);
-  residual_norm_output(be, self_attention_norm, cache.self_residual, rows, cache.after_self);
-  cross_attention.backward(be, cache.after_self, memory, batch, length, memory_length, memory_mask,
-                           cache.cross_attention, scratch.d_sublayer, scratch.attention, dy, d_memory);
+  Activations after_self = cache.after_self_rounded;
+  if (!cache.after_self_rounded) {
+    residual_norm_output(be, self_attention_norm, cache.self_residual, rows, cache.after_self);
+    after_self = cache.after_self;
+  }
+  cross_attention.backward(be, after_self, memory, batch, length, memory_length, memory_mask, cache.cross_attention,
+                           scratch.d_sublayer, scratch.attention, dy, d_memory);
   residual_norm_backward(be, self_attention_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 0),
                          cache.self_residual, scratch.d_sublayer);
   self_attention.backward(be, x, batch, length, self_mask, cache.self_attention, scratch.d_sublayer, scratch.attention,

@@ -35,6 +35,11 @@ struct DecoderLayer {
     float* after_cross = nullptr;
     FeedForward::Hidden hidden;  // [rows, d_ff]
     ResidualNormCache ffn_residual;
+    // Where not null (training with bf16 activations), per layer [rows, d_model]: the sublayers'
+    // outputs and the layer's output rounded to bf16, as EncoderLayer::Cache keeps them.
+    Bf16* after_self_rounded = nullptr;
+    Bf16* after_cross_rounded = nullptr;
+    Bf16* output_rounded = nullptr;
   };
 
   // Incremental decoding (one new position per hypothesis): the self-attention keys and values
@@ -50,11 +55,13 @@ struct DecoderLayer {
   // next position of `length` hypotheses per sentence (its self_mask.query_offset is the
   // position; memory is then unused). In both, the tap (if any) receives the attentions.
   // Sublayer outputs go to the cache's buffers; x may alias cache.after_cross, y cache.after_self.
-  void forward(Backend& be, const float* x, const float* memory, int batch, int length, int memory_length,
+  // x and memory in float (with their bf16 rounding where kept); in backward, x and memory may be
+  // their bf16 rounding alone (only products read them there).
+  void forward(Backend& be, Activations x, Activations memory, int batch, int length, int memory_length,
                const AttentionMask& self_mask, const AttentionMask& memory_mask, const Dropout& dropout,
                const Cache& cache, float* y, const Incremental* incremental = nullptr, const TapPoint& tap = {}) const;
   // On entry dy = ∂L/∂y, on exit ∂L/∂x; d_memory += ∂L/∂memory.
-  void backward(Backend& be, const float* x, const float* memory, int batch, int length, int memory_length,
+  void backward(Backend& be, Activations x, Activations memory, int batch, int length, int memory_length,
                 const AttentionMask& self_mask, const AttentionMask& memory_mask, const Dropout& dropout,
                 const Cache& cache, const LayerScratch& scratch, float* dy, float* d_memory) const;
 };

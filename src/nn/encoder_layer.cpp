@@ -2,26 +2,33 @@
 
 namespace attn::nn {
 
-void EncoderLayer::forward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask,
+void EncoderLayer::forward(Backend& be, Activations x, int batch, int length, const AttentionMask& mask,
                            const Dropout& dropout, const Cache& cache, float* y, const TapPoint& tap) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   tap(AttentionSite::encoder_self,
       attention.forward(be, x, batch, length, mask, cache.attention, cache.attention_residual.sum),
       cache.attention.probs);
-  residual_norm_forward(be, attention_norm, x, cache.attention_residual.sum, rows, dropout.rate,
+  residual_norm_forward(be, attention_norm, x.f32(), cache.attention_residual.sum, rows, dropout.rate,
                         dropout.site(dropout_site + 0), cache.attention_residual, cache.middle);
-  ffn.forward(be, cache.middle, rows, cache.hidden, cache.ffn_residual.sum, hidden_dropout(dropout));
+  const std::int64_t n = rows * attention_norm.dim;
+  ffn.forward(be, with_rounding(be, cache.middle, n, cache.middle_rounded), rows, cache.hidden, cache.ffn_residual.sum,
+              hidden_dropout(dropout));
   residual_norm_forward(be, ffn_norm, cache.middle, cache.ffn_residual.sum, rows, dropout.rate,
                         dropout.site(dropout_site + 1), cache.ffn_residual, y);
+  if (cache.output_rounded) be.to_bf16(y, n, cache.output_rounded);
 }
 
-void EncoderLayer::backward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask,
+void EncoderLayer::backward(Backend& be, Activations x, int batch, int length, const AttentionMask& mask,
                             const Dropout& dropout, const Cache& cache, const LayerScratch& scratch, float* dy) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   residual_norm_backward(be, ffn_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 1), cache.ffn_residual,
                          scratch.d_sublayer);
-  residual_norm_output(be, attention_norm, cache.attention_residual, rows, cache.middle);
-  ffn.backward(be, cache.middle, rows, cache.hidden, scratch.d_sublayer, scratch.d_hidden, dy, scratch.dy_read,
+  Activations middle = cache.middle_rounded;
+  if (!cache.middle_rounded) {
+    residual_norm_output(be, attention_norm, cache.attention_residual, rows, cache.middle);
+    middle = cache.middle;
+  }
+  ffn.backward(be, middle, rows, cache.hidden, scratch.d_sublayer, scratch.d_hidden, dy, scratch.dy_read,
                hidden_dropout(dropout));
   residual_norm_backward(be, attention_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 0),
                          cache.attention_residual, scratch.d_sublayer);

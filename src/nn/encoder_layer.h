@@ -30,13 +30,19 @@ struct EncoderLayer {
     float* middle = nullptr;
     FeedForward::Hidden hidden;  // [rows, d_ff]
     ResidualNormCache ffn_residual;
+    // Where not null (training with bf16 activations), per layer [rows, d_model]: the first
+    // sublayer's output and the layer's output rounded to bf16 in the forward pass, which every
+    // product reading them reads (forward and backward); the backward pass then recomputes neither.
+    Bf16* middle_rounded = nullptr;
+    Bf16* output_rounded = nullptr;
   };
 
-  // x, y: [B·S, d_model]
-  void forward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask, const Dropout& dropout,
+  // x, y: [B·S, d_model]; x in float (with its bf16 rounding where kept).
+  void forward(Backend& be, Activations x, int batch, int length, const AttentionMask& mask, const Dropout& dropout,
                const Cache& cache, float* y, const TapPoint& tap = {}) const;
-  // On entry dy = ∂L/∂y, on exit ∂L/∂x.
-  void backward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask, const Dropout& dropout,
+  // On entry dy = ∂L/∂y, on exit ∂L/∂x. x as in forward, or its bf16 rounding alone (only
+  // products read it here).
+  void backward(Backend& be, Activations x, int batch, int length, const AttentionMask& mask, const Dropout& dropout,
                 const Cache& cache, const LayerScratch& scratch, float* dy) const;
 };
 

@@ -6,21 +6,29 @@ namespace attn::nn {
 
 void Linear::forward(Backend& be, Activations x, std::int64_t rows, float* y, bool relu, int ldy) const {
   if (ldy == 0) ldy = out;
-  be.matmul(static_cast<int>(rows), out, in, 1.0f, x.matrix(in), weight_operand(), 0.0f, y, ldy, nullptr);
+  const int r = static_cast<int>(rows);
+  if (bias && ldy == out) return be.matmul_bias(r, out, in, x.matrix(in), weight_operand(), bias, relu, y, nullptr);
+  be.matmul(r, out, in, 1.0f, x.matrix(in), weight_operand(), 0.0f, y, ldy, nullptr);
   if (!bias) return;
-  if (ldy != out) {  // strided output (e.g. into a key/value cache): add the bias row by row
-    for (std::int64_t r = 0; r < rows; ++r) {
-      if (relu)
-        be.add_bias_relu(y + r * ldy, bias, 1, out);
-      else
-        be.add_bias(y + r * ldy, bias, 1, out);
-    }
-    return;
+  // Strided output (e.g. into a key/value cache): the bias added row by row.
+  for (std::int64_t row = 0; row < rows; ++row) {
+    if (relu)
+      be.add_bias_relu(y + row * ldy, bias, 1, out, nullptr);
+    else
+      be.add_bias(y + row * ldy, bias, 1, out, nullptr);
   }
-  if (relu)
-    be.add_bias_relu(y, bias, rows, out);
-  else
-    be.add_bias(y, bias, rows, out);
+}
+
+Activations Linear::forward_kept(Backend& be, Activations x, std::int64_t rows, float* y, RowBuffer kept,
+                                 bool relu) const {
+  if (kept.dtype == DType::f32 || !bias) {
+    forward(be, x, rows, y, relu);
+    return keep(be, y, rows * out, kept);
+  }
+  ATTN_CHECK(kept.dtype == DType::bf16 && kept.data, "rows are kept in float or in a bf16 buffer");
+  be.matmul_bias(static_cast<int>(rows), out, in, x.matrix(in), weight_operand(), bias, relu, y,
+                 static_cast<Bf16*>(kept.data));
+  return kept.read();
 }
 
 void Linear::backward(Backend& be, Activations x, Activations dy, std::int64_t rows, float* dx, bool accumulate_dx,

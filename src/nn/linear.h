@@ -27,6 +27,10 @@ struct Linear {
   // y [rows, out] (row stride ldy, default out) = x [rows, in] · Wᵀ + b, optionally through ReLU
   // (without a bias: no ReLU either). x is float, or bf16 where the backend keeps bf16 activations.
   void forward(Backend& be, Activations x, std::int64_t rows, float* y, bool relu = false, int ldy = 0) const;
+  // The same y as the later passes read it (nn::keep): y itself (kept is y, float), or rounded into
+  // kept's bf16 buffer where the bias is added (Backend::matmul_bias; y is then scratch).
+  Activations forward_kept(Backend& be, Activations x, std::int64_t rows, float* y, RowBuffer kept,
+                           bool relu = false) const;
   // Accumulates ∂W += dyᵀ·x and ∂b += Σ dy; dx = dy·W, added to dx's contents if accumulate_dx.
   // dx may be null when the input needs no gradient. x as in forward. dy is float, or bf16 (the
   // loss writes the logits' gradient so; a layer without a bias only: ∂b needs float rows).

@@ -9,12 +9,12 @@ SelfAttention::Views SelfAttention::views(Activations qkv_rows, int length) cons
           {qkv_rows.offset(2 * heads * d_k), qkv.out, stride}};
 }
 
-AttentionShape SelfAttention::forward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask,
+AttentionShape SelfAttention::forward(Backend& be, Activations x, int batch, int length, const AttentionMask& mask,
                                       const Cache& cache, float* y, const KeyValueCache* kv) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
-  qkv.forward(be, x, rows, cache.qkv);
   AttentionShape s = shape(batch, length);
   if (kv) {
+    qkv.forward(be, x, rows, cache.qkv);
     // Each row is its own sequence: append its key and value, attend to positions 0..position.
     const int hk = heads * d_k;
     const int width = heads * (d_k + d_v);
@@ -30,19 +30,22 @@ AttentionShape SelfAttention::forward(Backend& be, const float* x, int batch, in
     a.query_position = mask.query_offset, a.window = mask.window;
     be.cached_attention(a, cache.probs, cache.ctx);
   } else {
-    const Views v = views(keep(be, cache.qkv, rows * qkv.out, cache.kept), length);
+    const Views v = views(qkv.forward_kept(be, x, rows, cache.qkv, cache.kept), length);
     attention_forward(be, s, v.q, v.k, v.v, mask, cache.probs, cache.ctx);
+    out.forward(be, with_rounding(be, cache.ctx, rows * out.in, cache.ctx_rounded), rows, y);
+    return s;
   }
   out.forward(be, cache.ctx, rows, y);
   return s;
 }
 
-void SelfAttention::backward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask,
+void SelfAttention::backward(Backend& be, Activations x, int batch, int length, const AttentionMask& mask,
                              const Cache& cache, const float* dy, const AttentionScratch& scratch, float* dx) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   const Views v = views(cache.kept.read(), length);
   if (!cache.own_probs) attention_forward(be, shape(batch, length), v.q, v.k, v.v, mask, cache.probs, cache.ctx);
-  out.backward(be, cache.ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false, scratch.dy_read);
+  const Activations ctx = cache.own_probs && cache.ctx_rounded ? Activations(cache.ctx_rounded) : cache.ctx;
+  out.backward(be, ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false, scratch.dy_read);
   // ∂Q, ∂K and ∂V side by side like Q, K and V: one product each for ∂W_qkv and ∂x.
   float* dq = scratch.d_q;
   attention_backward(be, shape(batch, length), v.q, v.k, v.v, cache.probs, scratch.d_ctx, scratch.d_probs, dq,

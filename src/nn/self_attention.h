@@ -42,6 +42,9 @@ struct SelfAttention {
     float* ctx = nullptr;    // [B·T, h·d_v]; may be shared: backward recomputes it from probs and V
     RowBuffer kept;          // what attention reads in both passes: qkv, or its bf16 copy (nn::keep)
     bool own_probs = false;  // probs and ctx are this layer's alone: backward reads them as forward left them
+    // With own_probs and bf16 activations: ctx rounded to bf16 as the output product reads it, in
+    // both passes (rounded once); null otherwise.
+    Bf16* ctx_rounded = nullptr;
   };
 
   struct Views {
@@ -54,10 +57,10 @@ struct SelfAttention {
   // the batch·length rows is one sequence's next position: its key and value are appended to the
   // cache and it attends to the cached ones (mask.query_offset must be kv->position). Returns the
   // shape of the probabilities written to cache.probs.
-  AttentionShape forward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask,
+  AttentionShape forward(Backend& be, Activations x, int batch, int length, const AttentionMask& mask,
                          const Cache& cache, float* y, const KeyValueCache* kv = nullptr) const;
   // dx += ∂L/∂x. The mask is the forward pass's.
-  void backward(Backend& be, const float* x, int batch, int length, const AttentionMask& mask, const Cache& cache,
+  void backward(Backend& be, Activations x, int batch, int length, const AttentionMask& mask, const Cache& cache,
                 const float* dy, const AttentionScratch& scratch, float* dx) const;
 };
 

@@ -21,11 +21,11 @@ Linear SharedEmbedding::output_layer() const {
   return Linear{table, nullptr, table_grad, nullptr, dim, vocab};  // logits = y·Eᵀ: E is [out, in]
 }
 
-void SharedEmbedding::project(Backend& be, const float* y, std::int64_t rows, float* logits) const {
+void SharedEmbedding::project(Backend& be, Activations y, std::int64_t rows, float* logits) const {
   output_layer().forward(be, y, rows, logits);
 }
 
-void SharedEmbedding::project_backward(Backend& be, const float* y, std::int64_t rows, Activations d_logits,
+void SharedEmbedding::project_backward(Backend& be, Activations y, std::int64_t rows, Activations d_logits,
                                        float* dy) const {
   output_layer().backward(be, y, d_logits, rows, dy, /*accumulate_dx=*/false);
 }

@@ -29,11 +29,11 @@ struct SharedEmbedding {
 
   // The pre-softmax projection as a layer: weight E, no bias.
   Linear output_layer() const;
-  // logits [rows, vocab] = y [rows, dim] · Eᵀ
-  void project(Backend& be, const float* y, std::int64_t rows, float* logits) const;
+  // logits [rows, vocab] = y [rows, dim] · Eᵀ (y in float, with its bf16 rounding where kept)
+  void project(Backend& be, Activations y, std::int64_t rows, float* logits) const;
   // dy = d_logits · E (overwritten); E's gradient += d_logitsᵀ · y. d_logits in float, or in
   // bf16 (as the loss writes it where the backend keeps bf16 activations).
-  void project_backward(Backend& be, const float* y, std::int64_t rows, Activations d_logits, float* dy) const;
+  void project_backward(Backend& be, Activations y, std::int64_t rows, Activations d_logits, float* dy) const;
 };
 
 }  // namespace attn::nn

@@ -199,20 +199,39 @@ void run_scale(Backend& be) {
     }
 }
 
-// add_bias and add_bias_relu: x[r, c] + bias[c], the latter then max(·, 0).
+// add_bias and add_bias_relu: x[r, c] + bias[c], the latter then max(·, 0); into x, or, given y,
+// into y rounded to nearest even with x untouched (rows over 256 columns: the kernel's blocks).
 void bias_case(Backend& be, bool relu) {
-  for (Shape s : kShapes) {
-    SCOPED_TRACE(str(s));
-    const auto x0 = random_values(size(s), 11), bias = random_values(s.cols, 12);
-    Guarded<float> x(be, x0);
-    auto db = to_device(be, bias);
-    relu ? be.add_bias_relu(x.data(), db.data(), s.rows, s.cols) : be.add_bias(x.data(), db.data(), s.rows, s.cols);
-    Expected want;
-    for (std::size_t i = 0; i < x0.size(); ++i) {
-      const float v = static_cast<float>(static_cast<double>(x0[i]) + bias[i % s.cols]);
-      want.add(relu ? std::max(v, 0.0f) : v);
+  std::vector<Shape> shapes = kShapes;
+  shapes.push_back({3, 600});
+  for (Shape s : shapes) {
+    for (bool rounded : {false, true}) {
+      SCOPED_TRACE(str(s) + (rounded ? " into bf16" : " in place"));
+      const auto x0 = random_values(size(s), 11), bias = random_values(s.cols, 12);
+      Guarded<float> x(be, x0);
+      Guarded<Bf16> y(be, static_cast<std::int64_t>(size(s)));
+      auto db = to_device(be, bias);
+      Bf16* out = rounded ? y.data() : nullptr;
+      relu ? be.add_bias_relu(x.data(), db.data(), s.rows, s.cols, out)
+           : be.add_bias(x.data(), db.data(), s.rows, s.cols, out);
+      std::vector<float> want(x0.size());
+      for (std::size_t i = 0; i < x0.size(); ++i) {
+        const float v = static_cast<float>(static_cast<double>(x0[i]) + bias[i % s.cols]);
+        want[i] = relu ? std::max(v, 0.0f) : v;
+      }
+      if (!rounded) {
+        Expected e;
+        for (float v : want) e.add(v);
+        e.check(x.host(), "x");
+        EXPECT_EQ(y.host(), std::vector<Bf16>(size(s), Bf16{0xFFFF})) << "y written without being asked";
+        continue;
+      }
+      EXPECT_EQ(x.host(), x0) << "x written where the sum goes to y";
+      const auto got = y.host();
+      int misses = 0;
+      for (std::size_t i = 0; i < want.size(); ++i) misses += got[i] != bf16_nearest_even(want[i]);
+      EXPECT_EQ(misses, 0) << "of " << want.size() << " sums rounded to bf16";
     }
-    want.check(x.host(), "x");
   }
 }
 void run_add_bias(Backend& be) { bias_case(be, false); }

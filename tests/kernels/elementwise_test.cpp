@@ -21,7 +21,7 @@ TEST_P(ElementwiseTest, BiasReluAndTheirGradients) {
   Backend& be = *GetParam();
   auto x = testing::to_device(be, std::vector<float>{-1, 2, 0.5f, -3, 1, -0.25f});
   auto bias = testing::to_device(be, std::vector<float>{0.5f, -1, 0});
-  be.add_bias_relu(x.data(), bias.data(), 2, 3);
+  be.add_bias_relu(x.data(), bias.data(), 2, 3, nullptr);
   EXPECT_EQ(testing::to_host(be, x), (std::vector<float>{0, 1, 0.5f, 0, 0, 0}));
   auto dy = testing::to_device(be, std::vector<float>{1, 2, 3, 4, 5, 6});
   be.relu_backward(dy.data(), x.data(), DType::f32, 6);

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "common/device_vector.h"
+#include "common/bf16_sized_model.h"
 #include "common/toy_batch.h"
 #include "kernels/cpu/ops.h"
 #include "kernels/profiling_backend.h"
@@ -257,20 +258,11 @@ TEST(ModelGradient, AttentionKeptForBackwardEqualsAttentionRecomputed) {
 // given those parameters from the start gives.
 TEST(ModelGradient, WeightsRoundedOnceEqualWeightsRoundedByEachProduct) {
   if (!cpu::bf16_matmul_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16: precision bf16 does not exist here";
-  ModelConfig c = ModelConfig::preset("tiny");
-  c.d_model = 128, c.d_ff = 256, c.heads = 4, c.d_k = c.d_v = 32, c.vocab_size = 160;
-  c.encoder_layers = c.decoder_layers = 1;
-  c.dropout = 0.1f;
+  const ModelConfig c = testing::bf16_sized_config(1);
   ProfilingBackend profile(cpu_backend(MatmulPrecision::bf16));
   Transformer model(c, profile);
   model.initialize(21);
-  std::vector<std::vector<std::int32_t>> sources, targets;
-  for (int s = 0; s < 8; ++s) {
-    sources.emplace_back(), targets.emplace_back();
-    for (int t = 0; t < 19 - s % 3; ++t) sources.back().push_back(4 + (s * 7 + t * 5) % 150);
-    for (int t = 0; t < 18 - s % 4; ++t) targets.back().push_back(4 + (s * 11 + t * 3) % 150);
-  }
-  const testing::ToyBatch toy(sources, targets);
+  const testing::ToyBatch toy = testing::bf16_sized_batch();
   auto run = [&](bool once) {
     model.set_weights_rounded_once(once);
     model.zero_gradients();
@@ -280,9 +272,12 @@ TEST(ModelGradient, WeightsRoundedOnceEqualWeightsRoundedByEachProduct) {
   };
   const auto [each_loss, each] = run(false);
   const auto [once_loss, once] = run(true);
+  // Products reading a weight's rounding (the activations' roundings are RoundedActivations.*'s).
+  const Bf16* weights = model.parameter_rounding();
+  const auto weight = [&](const Bf16* r) { return r && r >= weights && r < weights + model.parameter_count(); };
   int rounded_products = 0;
   for (const auto& p : profile.products())
-    rounded_products += (p.a.rounded || p.b.rounded) && std::min({p.m, p.n, p.k}) >= 128;
+    rounded_products += (weight(p.a.rounded) || weight(p.b.rounded)) && std::min({p.m, p.n, p.k}) >= 128;
   // Per layer: q·k·v, out, fc1 and fc2 forward and the input's gradient (encoder 8, decoder 14), the
   // output layer's 2.
   EXPECT_EQ(rounded_products, 24);

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/toy_batch.h"
+#include "common/bf16_sized_model.h"
 #include "kernels/cpu/ops.h"
 #include "kernels/profiling_backend.h"
 #include "model/transformer.h"
@@ -19,33 +19,14 @@
 namespace attn {
 namespace {
 
-ModelConfig small_config() {
-  ModelConfig c = ModelConfig::preset("tiny");
-  // Products of at least 128 rows, columns and depth: the bf16 backend runs smaller ones in float.
-  c.d_model = 128, c.d_ff = 256, c.heads = 4, c.d_k = c.d_v = 32, c.vocab_size = 160;
-  c.encoder_layers = c.decoder_layers = 1;
-  c.dropout = 0.1f;
-  return c;
-}
-
-testing::ToyBatch toy_batch() {
-  std::vector<std::vector<std::int32_t>> sources, targets;
-  for (int s = 0; s < 8; ++s) {  // 8 x 19 target rows
-    sources.emplace_back(), targets.emplace_back();
-    for (int t = 0; t < 19 - s % 3; ++t) sources.back().push_back(4 + (s * 7 + t * 5) % 150);
-    for (int t = 0; t < 18 - s % 4; ++t) targets.back().push_back(4 + (s * 11 + t * 3) % 150);
-  }
-  return testing::ToyBatch(sources, targets);
-}
-
 long calls(const ProfilingBackend& p, const char* op) {
   const auto it = p.stats().find(op);
   return it == p.stats().end() ? 0 : it->second.calls;
 }
 
 void run_pair(Backend& inner, bool bf16) {
-  const ModelConfig c = small_config();
-  const testing::ToyBatch toy = toy_batch();
+  const ModelConfig c = testing::bf16_sized_config(1);
+  const testing::ToyBatch toy = testing::bf16_sized_batch();
   ProfilingBackend pf(inner), pe(inner);
   Transformer fused(c, pf), each(c, pe);
   fused.initialize(3);

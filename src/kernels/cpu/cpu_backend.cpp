@@ -35,6 +35,10 @@ class CpuBackend final : public Backend {
               const GemmBatch* batch) override {
     cpu::matmul(precision_, m, n, k, alpha, a, b, beta, c, ldc, batch);
   }
+  void matmul_bias(int m, int n, int k, const MatrixRef& a, const MatrixRef& b, const float* bias, bool relu, float* c,
+                   Bf16* rounded) override {
+    cpu::matmul_bias(precision_, m, n, k, a, b, bias, relu, c, rounded);
+  }
   void attention(const AttentionBlocks& a, const AttentionMask& mask, float* probs, float* ctx) override {
     cpu::attention(precision_, a, mask, probs, ctx);
   }

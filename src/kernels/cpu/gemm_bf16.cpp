@@ -109,4 +109,21 @@ void gemm_mixed(int m, int n, int k, float alpha, const MatrixRef& a, const Matr
   product(at, bt, m, n, k, alpha, ab, bb, beta, c, ldc);
 }
 
+bool gemm_mixed_bias(int m, int n, int k, const MatrixRef& a, const MatrixRef& b, const float* bias, bool relu,
+                     float* c, Bf16* rounded) {
+  // Only where the product runs as one oneDNN product in bf16 (its summed length not cut: a cut
+  // product's parts would add the bias to the first part's sums, not to the whole).
+  if (m < kMinBf16Dim || n < kMinBf16Dim || k < kMinBf16Dim || k % kShapeStep != 0) return false;
+  const bool at = a.trans == Trans::Yes, bt = b.trans == Trans::Yes;
+  thread_local std::vector<Bf16> a16, b16;
+  const Bf16Block ab = bf16_block(a, at ? k : m, at ? m : k, a16);
+  const Bf16Block bb = bf16_block(b, bt ? n : k, bt ? k : n, b16);
+  MatmulDesc d = matmul_desc(a.trans, b.trans, m, n, k, ab.ld, bb.ld, n, 1.0f, 0.0f);
+  d.input = MatmulInput::bf16;
+  d.epilogue = relu ? kBiasRelu : kBias;
+  d.output = rounded ? MatmulOutput::bf16 : MatmulOutput::f32;
+  run_matmul(d, ab.data, bb.data, rounded ? static_cast<void*>(rounded) : static_cast<void*>(c), bias);
+  return true;
+}
+
 }  // namespace attn::cpu

@@ -27,4 +27,16 @@ void matmul(MatmulPrecision precision, int m, int n, int k, float alpha, const M
        ld(b), beta, c, ldc);
 }
 
+void matmul_bias(MatmulPrecision precision, int m, int n, int k, const MatrixRef& a, const MatrixRef& b,
+                 const float* bias, bool relu, float* c, Bf16* rounded) {
+  const bool s8 = a.dtype == DType::s8 || b.dtype == DType::s8;
+  const bool in_bf16 = a.dtype == DType::bf16 || b.dtype == DType::bf16 || precision == MatmulPrecision::bf16;
+  if (!s8 && in_bf16 && gemm_mixed_bias(m, n, k, a, b, bias, relu, c, rounded)) return;
+  matmul(precision, m, n, k, 1.0f, a, b, 0.0f, c, n, nullptr);
+  if (relu)
+    add_bias_relu(c, bias, m, n, rounded);
+  else
+    add_bias(c, bias, m, n, rounded);
+}
+
 }  // namespace attn::cpu

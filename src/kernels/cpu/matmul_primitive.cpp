@@ -25,7 +25,7 @@ struct DescHash {
     return h;
   }
 };
-static_assert(sizeof(MatmulDesc) == 4 * 6 + 8 * 11 + 4 * 2, "MatmulDesc must have no padding bytes");
+static_assert(sizeof(MatmulDesc) == 4 * 6 + 8 * 11 + 4 * 2 + 4 * 2, "MatmulDesc must have no padding bytes");
 
 struct Primitive {
   dnnl::matmul::primitive_desc desc;
@@ -79,15 +79,19 @@ class PrimitiveCache {
     };
     const auto a = desc(a_type, d.m, d.k, d.a_outer, d.a_inner, d.a_row, d.a_col);
     const auto b = desc(b_type, d.k, d.n, d.b_outer, d.b_inner, d.b_row, d.b_col);
-    const auto c = desc(integer ? type::s32 : type::f32, d.m, d.n, d.c_outer, d.c_inner, d.c_row, 1);
+    const type c_type = integer ? type::s32 : d.output == MatmulOutput::bf16 ? type::bf16 : type::f32;
+    const auto c = desc(c_type, d.m, d.n, d.c_outer, d.c_inner, d.c_row, 1);
     dnnl::primitive_attr attr;
     if (d.alpha != 1.0f) attr.set_output_scales(0, {d.alpha});
-    if (d.beta != 0.0f) {
-      dnnl::post_ops post;
-      post.append_sum(d.beta);
-      attr.set_post_ops(post);
-    }
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), attr, engine_);
+    dnnl::post_ops post;
+    if (d.beta != 0.0f) post.append_sum(d.beta);
+    if (d.epilogue == kBiasRelu) post.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    if (post.len() > 0) attr.set_post_ops(post);
+    const bool bias = (d.epilogue & kBias) != 0;
+    ATTN_CHECK(!bias || !batched, "a bias is added to single products only");
+    const auto matmul_desc = bias ? dnnl::matmul::desc(a, b, dnnl::memory::desc({1, d.n}, type::f32, dims{d.n, 1}), c)
+                                  : dnnl::matmul::desc(a, b, c);
+    dnnl::matmul::primitive_desc pd(matmul_desc, attr, engine_);
     return Primitive{pd, dnnl::matmul(pd), std::strncmp(pd.impl_info_str(), "brg", 3) == 0};
   }
 
@@ -102,11 +106,17 @@ class PrimitiveCache {
 thread_local PrimitiveCache cache;
 
 // oneDNN takes non-const handles; the inputs are only read.
-void execute(Primitive& p, const void* a, const void* b, void* c) {
+void execute(Primitive& p, const void* a, const void* b, void* c, const float* bias) {
   dnnl::memory am(p.desc.src_desc(), cache.engine(), const_cast<void*>(a));
   dnnl::memory bm(p.desc.weights_desc(), cache.engine(), const_cast<void*>(b));
   dnnl::memory cm(p.desc.dst_desc(), cache.engine(), c);
-  p.primitive.execute(cache.stream(), {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+  if (bias) {
+    dnnl::memory biasm(p.desc.bias_desc(), cache.engine(), const_cast<float*>(bias));
+    p.primitive.execute(cache.stream(),
+                        {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_BIAS, biasm}, {DNNL_ARG_DST, cm}});
+  } else {
+    p.primitive.execute(cache.stream(), {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+  }
   cache.stream().wait();
 }
 
@@ -149,17 +159,20 @@ void copy_rows(const void* a, std::size_t bytes, std::int64_t row, std::int64_t 
   }
 }
 
-// `rows` rows of n 4-byte elements (float or int32), from rows `from_ld` apart to rows `to_ld` apart.
-void copy_c_rows(const void* from, std::int64_t from_ld, void* to, std::int64_t to_ld, int rows, int n) {
-  const auto* src = static_cast<const std::uint32_t*>(from);
-  auto* dst = static_cast<std::uint32_t*>(to);
+// `rows` rows of n elements of `bytes` bytes (C's: float, int32 or bf16), from rows `from_ld` apart
+// to rows `to_ld` apart.
+void copy_c_rows(const void* from, std::int64_t from_ld, void* to, std::int64_t to_ld, int rows, int n,
+                 std::size_t bytes) {
+  const auto* src = static_cast<const unsigned char*>(from);
+  auto* dst = static_cast<unsigned char*>(to);
+  const auto row_bytes = static_cast<std::int64_t>(bytes);
 #pragma omp parallel for schedule(static) if (std::int64_t{rows} * n > (1 << 15))
-  for (int r = 0; r < rows; ++r) std::memcpy(dst + r * to_ld, src + r * from_ld, sizeof(std::uint32_t) * n);
+  for (int r = 0; r < rows; ++r) std::memcpy(dst + r * to_ld * row_bytes, src + r * from_ld * row_bytes, bytes * n);
 }
 
 // Runs d, its rows cut as above.
-void run(const MatmulDesc& d, const void* a, const void* b, void* c) {
-  if (!cut_rows(d)) return execute(cache.get(d), a, b, c);
+void run(const MatmulDesc& d, const void* a, const void* b, void* c, const float* bias) {
+  if (!cut_rows(d)) return execute(cache.get(d), a, b, c, bias);
   const int head = d.m - d.m % kMatmulShapeStep, rows = d.m % kMatmulShapeStep;
   MatmulDesc head_desc = d, tail_desc = d;
   head_desc.m = head;
@@ -167,10 +180,10 @@ void run(const MatmulDesc& d, const void* a, const void* b, void* c) {
   tail_desc.m = kMatmulShapeStep;
   tail_desc.a_row = d.k, tail_desc.a_col = 1;
   tail_desc.c_row = d.n;
-  execute(cache.get(head_desc), a, b, c);
+  execute(cache.get(head_desc), a, b, c, bias);
   // Scratch that only grows (its padding rows are never zeroed: row i of the product reads only
   // row i of A, so they reach only C's padding rows, which are dropped). C's elements are 4 bytes
-  // (float or int32); A's take less room than that.
+  // (float or int32) or 2 (bf16); A's take no more room than that.
   thread_local std::vector<float> a_tail, c_tail;
   const auto at_least = [](std::vector<float>& v, std::size_t count) {
     if (v.size() < count) v.resize(count);
@@ -178,10 +191,11 @@ void run(const MatmulDesc& d, const void* a, const void* b, void* c) {
   at_least(a_tail, static_cast<std::size_t>(kMatmulShapeStep) * d.k);
   at_least(c_tail, static_cast<std::size_t>(kMatmulShapeStep) * d.n);
   copy_rows(a, a_element_bytes(d.input), d.a_row, d.a_col, head, rows, d.k, a_tail.data());
-  auto* c_rows = static_cast<std::uint32_t*>(c) + head * d.c_row;
-  if (d.beta != 0.0f) copy_c_rows(c_rows, d.c_row, c_tail.data(), d.n, rows, d.n);
-  execute(cache.get(tail_desc), a_tail.data(), b, c_tail.data());
-  copy_c_rows(c_tail.data(), d.n, c_rows, d.c_row, rows, d.n);
+  const std::size_t c_bytes = d.output == MatmulOutput::bf16 ? 2 : 4;
+  auto* c_rows = static_cast<unsigned char*>(c) + head * d.c_row * static_cast<std::int64_t>(c_bytes);
+  if (d.beta != 0.0f) copy_c_rows(c_rows, d.c_row, c_tail.data(), d.n, rows, d.n, c_bytes);
+  execute(cache.get(tail_desc), a_tail.data(), b, c_tail.data(), bias);
+  copy_c_rows(c_tail.data(), d.n, c_rows, d.c_row, rows, d.n, c_bytes);
 }
 
 }  // namespace
@@ -198,7 +212,11 @@ MatmulDesc matmul_desc(Trans ta, Trans tb, int m, int n, int k, std::int64_t lda
   return d;
 }
 
-void run_matmul(const MatmulDesc& d, const void* a, const void* b, void* c) { run(d, a, b, c); }
+void run_matmul(const MatmulDesc& d, const void* a, const void* b, void* c, const float* bias) {
+  ATTN_CHECK(((d.epilogue & kBias) != 0) == (bias != nullptr), "a product's bias is given where its epilogue adds one");
+  ATTN_CHECK(d.output == MatmulOutput::f32 || d.input != MatmulInput::u8s8, "an integer product writes int32");
+  run(d, a, b, c, bias);
+}
 
 std::int64_t matmul_primitives_built() { return cache.built(); }
 
@@ -206,7 +224,7 @@ bool run_matmul_if_fast(const MatmulDesc& d, const void* a, const void* b, float
   ATTN_CHECK(d.input == MatmulInput::f32, "run_matmul_if_fast takes float32 products (their shapes are never cut)");
   Primitive& p = cache.get(d);
   if (!p.fast) return false;
-  execute(p, a, b, c);
+  execute(p, a, b, c, nullptr);
   return true;
 }
 

@@ -12,6 +12,12 @@ namespace attn::cpu {
 // (exact integer sums; alpha and beta must be 1 and 0).
 enum class MatmulInput { f32, bf16, u8s8 };
 
+// What a product does with its sums before it stores them (f32 and bf16 products): add a bias row
+// (run_matmul's bias, [n]), then ReLU; and the type of C (bf16: rounded to nearest even, as
+// to_bf16 rounds). The same operations in the same order as a separate pass over a float C.
+enum MatmulEpilogue : int { kNoEpilogue = 0, kBias = 1, kBiasRelu = 3 };
+enum class MatmulOutput { f32, bf16 };
+
 // Strides are in elements. A is [outer, inner, m, k], B is [outer, inner, k, n] and C is
 // [outer, inner, m, n]; a transposed operand simply has its row and column strides swapped.
 struct MatmulDesc {
@@ -21,6 +27,8 @@ struct MatmulDesc {
   std::int64_t b_outer = 0, b_inner = 0, b_row = 0, b_col = 0;
   std::int64_t c_outer = 0, c_inner = 0, c_row = 0;
   float alpha = 1, beta = 0;
+  int epilogue = kNoEpilogue;
+  MatmulOutput output = MatmulOutput::f32;
   bool operator==(const MatmulDesc&) const = default;
 };
 
@@ -37,8 +45,9 @@ MatmulDesc matmul_desc(Trans ta, Trans tb, int m, int n, int k, std::int64_t lda
 // cores), and multiples of 64 were all at speed (docs/benchmarks.md).
 inline constexpr int kMatmulShapeStep = 64;
 
-// Runs the product described by desc on a, b and c (of the types desc.input says).
-void run_matmul(const MatmulDesc& desc, const void* a, const void* b, void* c);
+// Runs the product described by desc on a, b and c (of the types desc.input and desc.output say),
+// with bias ([n] floats) where desc.epilogue asks for one.
+void run_matmul(const MatmulDesc& desc, const void* a, const void* b, void* c, const float* bias = nullptr);
 
 // Runs a float32 product (desc.input f32) only if oneDNN has its fast (brgemm) kernel for this
 // layout, and says whether it did.

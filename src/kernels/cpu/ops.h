@@ -18,6 +18,15 @@ extern const int kMinBf16Dim;
 bool bf16_matmul_supported();
 void gemm_mixed(int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b, float beta, float* c,
                 int ldc);
+// C = A·B + bias (then ReLU) in one bf16 product with the bias folded into its stores (C float,
+// ldc n; or, given rounded, the result rounded to bf16 there instead, C untouched): the same bits
+// as gemm_mixed then add_bias. Returns false, doing nothing, where the product does not run as one
+// (small or cut shapes): the caller then runs the two steps.
+bool gemm_mixed_bias(int m, int n, int k, const MatrixRef& a, const MatrixRef& b, const float* bias, bool relu,
+                     float* c, Bf16* rounded);
+// matmul (alpha 1, beta 0, ldc n) then add_bias / add_bias_relu (Backend::matmul_bias).
+void matmul_bias(MatmulPrecision precision, int m, int n, int k, const MatrixRef& a, const MatrixRef& b,
+                 const float* bias, bool relu, float* c, Bf16* rounded);
 void to_bf16(const float* x, std::int64_t n, Bf16* y);  // round to nearest even
 void gemm_batched(Trans ta, Trans tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
                   int ldb, float beta, float* c, int ldc, const GemmBatch& batch);
@@ -59,8 +68,8 @@ void fill(float* x, std::int64_t n, float value);
 void add(const float* a, const float* b, float* y, std::int64_t n);
 void accumulate(const float* x, float* y, std::int64_t n);
 void scale(float* x, std::int64_t n, float s);
-void add_bias(float* x, const float* bias, std::int64_t rows, int cols);
-void add_bias_relu(float* x, const float* bias, std::int64_t rows, int cols);
+void add_bias(float* x, const float* bias, std::int64_t rows, int cols, Bf16* y);
+void add_bias_relu(float* x, const float* bias, std::int64_t rows, int cols, Bf16* y);
 void relu_backward(float* dy, const void* y, DType y_dtype, std::int64_t n);
 void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias, void* dy_copy, DType copy_dtype);
 double sum_squares(const float* x, std::int64_t n);
