@@ -161,8 +161,13 @@ struct AdamHyper {
   OP(void, relu_backward, (float* dy, const void* y, DType y_dtype, std::int64_t n), (dy, y, y_dtype, n))            \
   /* dbias += Σ rows of dy; where dy_copy is not null, dy is also written there in copy_dtype (f32 */               \
   /* or bf16: rounded) on the same pass (a Linear's gradient, read by both its backward products). */                \
-  OP(void, bias_grad, (const float* dy, std::int64_t rows, int cols, float* dbias, void* dy_copy, DType copy_dtype), \
-     (dy, rows, cols, dbias, dy_copy, copy_dtype))                                                                   \
+  /* Where relu is not null (a ReLU output [rows, cols] in relu_type, f32 or bf16), the rows */                      \
+  /* summed and copied are dy · (relu > 0), as relu_backward leaves them; dy itself is not */                       \
+  /* changed (ReLU's backward folded into the pass that rounds the gradient). */                                     \
+  OP(void, bias_grad,                                                                                                \
+     (const float* dy, std::int64_t rows, int cols, float* dbias, void* dy_copy, DType copy_dtype, const void* relu, \
+      DType relu_type),                                                                                              \
+     (dy, rows, cols, dbias, dy_copy, copy_dtype, relu, relu_type))                                                  \
   OP(double, sum_squares, (const float* x, std::int64_t n), (x, n))                                                  \
   /* y = dropout(x) (y may be x): keeps each element with probability 1 - p, scaled by 1 / (1 - p). */               \
   /* The mask is a pure function of (seed, element index): the same call on the gradient in the */                   \

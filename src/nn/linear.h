@@ -36,8 +36,14 @@ struct Linear {
   // loss writes the logits' gradient so; a layer without a bias only: ∂b needs float rows).
   // dy_read: the type both products read a float dy in — f32 (dy as it is; no buffer), or bf16
   // where the backend keeps bf16 activations (dy rounded once into its buffer, rows·out: scratch).
+  // relu_y: where the layer's output went through ReLU and dy is the gradient of ReLU's output,
+  // that output (rows·out, float or bf16): dy·(relu_y > 0) is what the products read and the bias
+  // sums, masked on the pass that rounds dy (dy_read bf16; dy itself is left as it was).
   void backward(Backend& be, Activations x, Activations dy, std::int64_t rows, float* dx, bool accumulate_dx,
-                RowBuffer dy_read = {}) const;
+                RowBuffer dy_read = {}, Activations relu_y = {}) const;
+  // Whether backward takes relu_y with this dy_read: the mask folds into the pass that rounds dy
+  // and sums the bias (otherwise the caller applies relu_backward to dy first).
+  bool folds_relu(RowBuffer dy_read) const { return bias && dy_read.dtype == DType::bf16 && dy_read.data; }
 };
 
 }  // namespace attn::nn

@@ -266,22 +266,42 @@ void run_relu_backward(Backend& be) {
 }
 
 // bias_grad: dbias += Σ rows of dy, and dy copied on the same pass where asked: none, f32 (the
-// same bits), bf16 (rounded to nearest even).
-void bias_grad_case(Backend& be, const char* copy) {
-  const std::string kind = copy;
+// same bits), bf16 (rounded to nearest even); with a ReLU output (none, f32, bf16: zeros of both
+// signs, subnormals, infinities among random values), every element of dy where it is not > 0
+// counts as 0 in the sum and the copy, dy itself untouched.
+void bias_grad_case(Backend& be, const char* copy, const char* relu) {
+  const std::string kind = copy, relu_kind = relu;
+  const std::vector<Bf16> special{0x0000, 0x8000, 0x0001, 0x8001, 0x7F80, 0xFF80, 0x3F80, 0xBF80};
   for (Shape s : kShapes) {
-    SCOPED_TRACE(str(s) + ", copy: " + kind);
-    const auto dy = random_values(size(s), 15, -2, 2), init = random_values(s.cols, 16);
-    auto d_dy = to_device(be, dy);
+    SCOPED_TRACE(str(s) + ", copy: " + kind + ", relu: " + relu_kind);
+    const auto dy0 = random_values(size(s), 15, -2, 2), init = random_values(s.cols, 16);
+    auto y = random_values(size(s), 17);
+    for (std::size_t i = 0; i < y.size(); i += 5) y[i] = i % 2 ? -0.0f : 0.0f;
+    std::vector<Bf16> y16(y.size());
+    for (std::size_t i = 0; i < y.size(); ++i)
+      y16[i] = i % 3 ? bf16_nearest_even(y[i]) : special[i / 3 % special.size()];
+    auto d_dy = to_device(be, dy0);
+    auto d_y32 = to_device(be, y);
+    auto d_y16 = to_device(be, y16);
+    const void* relu_y = relu_kind == "f32"    ? static_cast<const void*>(d_y32.data())
+                         : relu_kind == "bf16" ? static_cast<const void*>(d_y16.data())
+                                               : nullptr;
+    const DType relu_dtype = relu_kind == "bf16" ? DType::bf16 : DType::f32;
+    // What the sum and the copy read: dy where y > 0, by the values (not the kernel's bit tests).
+    std::vector<float> dy = dy0;
+    if (relu_y)
+      for (std::size_t i = 0; i < dy.size(); ++i)
+        if (!((relu_kind == "bf16" ? bf16_value(y16[i]) : static_cast<double>(y[i])) > 0)) dy[i] = 0.0f;
     Guarded<float> dbias(be, init);
     Guarded<Bf16> dy16(be, static_cast<std::int64_t>(size(s)));
     Guarded<float> dy32(be, static_cast<std::int64_t>(size(s)));
     if (kind == "bf16")
-      be.bias_grad(d_dy.data(), s.rows, s.cols, dbias.data(), dy16.data(), DType::bf16);
+      be.bias_grad(d_dy.data(), s.rows, s.cols, dbias.data(), dy16.data(), DType::bf16, relu_y, relu_dtype);
     else if (kind == "f32")
-      be.bias_grad(d_dy.data(), s.rows, s.cols, dbias.data(), dy32.data(), DType::f32);
+      be.bias_grad(d_dy.data(), s.rows, s.cols, dbias.data(), dy32.data(), DType::f32, relu_y, relu_dtype);
     else
-      be.bias_grad(d_dy.data(), s.rows, s.cols, dbias.data(), nullptr, DType::f32);
+      be.bias_grad(d_dy.data(), s.rows, s.cols, dbias.data(), nullptr, DType::f32, relu_y, relu_dtype);
+    EXPECT_EQ(testing::to_host(be, d_dy), dy0) << "dy itself is left as it was";
     Expected want;
     for (int c = 0; c < s.cols; ++c) {
       double sum = init[c], abs_sum = std::abs(init[c]);
@@ -299,7 +319,8 @@ void bias_grad_case(Backend& be, const char* copy) {
   }
 }
 void run_bias_grad(Backend& be) {
-  for (const char* copy : {"none", "f32", "bf16"}) bias_grad_case(be, copy);
+  for (const char* copy : {"none", "f32", "bf16"})
+    for (const char* relu : {"none", "f32", "bf16"}) bias_grad_case(be, copy, relu);
 }
 
 void run_sum_squares(Backend& be) {
@@ -1365,7 +1386,9 @@ const OpCase kCases[] = {
     OP_CASE(add_bias, "exact: one float32 rounding"),
     OP_CASE(add_bias_relu, "exact: one float32 rounding"),
     OP_CASE(relu_backward, "exact (a selection), y in f32 and in bf16"),
-    OP_CASE(bias_grad, "a float32 sum: (rows + 1)·u·Σ|terms|; the copy of dy exact bits (f32, bf16 to nearest even)"),
+    OP_CASE(bias_grad,
+            "a float32 sum: (rows + 1)·u·Σ|terms|; the copy of dy exact bits (f32, bf16 to nearest even), "
+            "ReLU's mask exact"),
     OP_CASE(sum_squares, "a double sum: (n + 1)·2^-53·Σx²"),
     OP_CASE(dropout, "kept elements 4u from x/(1-p); masks exactly equal; kept count within 5 sigma"),
     OP_CASE(layernorm, "float32 row sums: (cols + 8)·u relative to the terms"),

@@ -28,7 +28,7 @@ TEST_P(ElementwiseTest, BiasReluAndTheirGradients) {
   EXPECT_EQ(testing::to_host(be, dy), (std::vector<float>{0, 2, 3, 0, 0, 0}));
   auto db = testing::to_device(be, std::vector<float>{10, 10, 10});
   auto g = testing::to_device(be, std::vector<float>{1, 2, 3, 4, 5, 6});
-  be.bias_grad(g.data(), 2, 3, db.data(), nullptr, DType::f32);
+  be.bias_grad(g.data(), 2, 3, db.data(), nullptr, DType::f32, nullptr, DType::f32);
   EXPECT_EQ(testing::to_host(be, db), (std::vector<float>{15, 17, 19}));
 }
 

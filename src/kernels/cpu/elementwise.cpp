@@ -1,7 +1,9 @@
 // Element-wise kernels. Small inputs stay on one thread: a parallel region costs microseconds,
 // which matters in incremental decoding where rows are few.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #if defined(__AVX512F__)
@@ -109,8 +111,12 @@ void relu_backward(float* dy, const void* y_data, DType y_dtype, std::int64_t n)
 namespace {
 
 // Rows [lo, hi) of dy [rows, cols] summed per column into sum[0, cols) (overwritten: 0 + row lo +
-// row lo+1 + ..., in row order), each row also copied where asked (bf16: rounded).
-void sum_rows(const float* dy, std::int64_t lo, std::int64_t hi, int cols, float* sum, Bf16* dy_bf16, float* dy_f32) {
+// row lo+1 + ..., in row order), each row also copied where asked (bf16: rounded). Where relu_y is
+// given (a ReLU output, Y = float or Bf16), an element of dy counts only where relu_y > 0, as
+// relu_backward leaves it (a bf16 y > 0: the 16 bits as a signed integer > 0).
+template <typename Y>
+void sum_rows(const float* dy, std::int64_t lo, std::int64_t hi, int cols, float* sum, Bf16* dy_bf16, float* dy_f32,
+              const Y* relu_y) {
 #if defined(__AVX512F__) && defined(__AVX512BF16__)
   // 128 columns at a time down all the rows, their sums in eight registers (eight chains of adds
   // in flight: each column's sum keeps its row order): summing into memory row after row
@@ -127,7 +133,18 @@ void sum_rows(const float* dy, std::int64_t lo, std::int64_t hi, int cols, float
     for (std::int64_t r = lo; r < hi; ++r) {
       const std::int64_t at = r * cols + c;
       for (int j = 0; j < kVectors; ++j) {
-        const __m512 x = _mm512_maskz_loadu_ps(m[j], dy + at + 16 * j);
+        __m512 x = _mm512_maskz_loadu_ps(m[j], dy + at + 16 * j);
+        if constexpr (std::is_same_v<Y, float>) {
+          if (relu_y) {
+            const __m512 y = _mm512_maskz_loadu_ps(m[j], relu_y + at + 16 * j);
+            x = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(y, _mm512_setzero_ps(), _CMP_GT_OQ), x);
+          }
+        } else {
+          if (relu_y) {
+            const __m256i y = _mm256_maskz_loadu_epi16(m[j], relu_y + at + 16 * j);
+            x = _mm512_maskz_mov_ps(_mm256_cmpgt_epi16_mask(y, _mm256_setzero_si256()), x);
+          }
+        }
         acc[j] = _mm512_add_ps(acc[j], x);
         if (dy_bf16) _mm256_mask_storeu_epi16(dy_bf16 + at + 16 * j, m[j], (__m256i)_mm512_cvtneps_pbh(x));
         if (dy_f32) _mm512_mask_storeu_ps(dy_f32 + at + 16 * j, m[j], x);
@@ -137,8 +154,21 @@ void sum_rows(const float* dy, std::int64_t lo, std::int64_t hi, int cols, float
   }
 #else
   std::fill(sum, sum + cols, 0.0f);
+  std::vector<float> masked(relu_y ? cols : 0);
   for (std::int64_t r = lo; r < hi; ++r) {
     const float* row = dy + r * cols;
+    if (relu_y) {
+      const Y* y = relu_y + r * cols;
+      for (int c = 0; c < cols; ++c) {
+        bool positive;
+        if constexpr (std::is_same_v<Y, float>)
+          positive = y[c] > 0.0f;
+        else
+          positive = static_cast<std::int16_t>(y[c]) > 0;
+        masked[c] = positive ? row[c] : 0.0f;
+      }
+      row = masked.data();
+    }
 #pragma omp simd
     for (int c = 0; c < cols; ++c) sum[c] += row[c];
     if (dy_bf16) round_to_bf16(row, cols, dy_bf16 + r * cols);
@@ -149,10 +179,14 @@ void sum_rows(const float* dy, std::int64_t lo, std::int64_t hi, int cols, float
 
 }  // namespace
 
-void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias, void* dy_copy, DType copy_dtype) {
+void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias, void* dy_copy, DType copy_dtype,
+               const void* relu, DType relu_type) {
   ATTN_CHECK(!dy_copy || copy_dtype != DType::s8, "bias_grad copies the gradient in f32 or bf16, not s8");
+  ATTN_CHECK(!relu || relu_type != DType::s8, "bias_grad reads a ReLU output in f32 or bf16, not s8");
   Bf16* dy_bf16 = dy_copy && copy_dtype == DType::bf16 ? static_cast<Bf16*>(dy_copy) : nullptr;
   float* dy_f32 = dy_copy && copy_dtype == DType::f32 ? static_cast<float*>(dy_copy) : nullptr;
+  const float* relu_f32 = relu && relu_type == DType::f32 ? static_cast<const float*>(relu) : nullptr;
+  const Bf16* relu_bf16 = relu && relu_type == DType::bf16 ? static_cast<const Bf16*>(relu) : nullptr;
   // Rows in fixed chunks, each summed into its own partial row, the partials added in chunk
   // order: the result does not depend on the thread count, and each thread streams whole rows
   // (a slice of columns walking all rows would read memory with a stride). The rows are copied
@@ -164,9 +198,14 @@ void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias, void*
   partial_buffer.resize(static_cast<std::size_t>(chunks) * cols);
   float* partial = partial_buffer.data();
 #pragma omp parallel for schedule(static) if (rows * cols > kParallelMin)
-  for (int ch = 0; ch < chunks; ++ch)
-    sum_rows(dy, std::min(rows, ch * per_chunk), std::min(rows, (ch + 1) * per_chunk), cols,
-             partial + static_cast<std::int64_t>(ch) * cols, dy_bf16, dy_f32);
+  for (int ch = 0; ch < chunks; ++ch) {
+    const std::int64_t lo = std::min(rows, ch * per_chunk), hi = std::min(rows, (ch + 1) * per_chunk);
+    float* sum = partial + static_cast<std::int64_t>(ch) * cols;
+    if (relu_bf16)
+      sum_rows(dy, lo, hi, cols, sum, dy_bf16, dy_f32, relu_bf16);
+    else
+      sum_rows(dy, lo, hi, cols, sum, dy_bf16, dy_f32, relu_f32);
+  }
   for (int ch = 1; ch < chunks; ++ch) {
     const float* acc = partial + static_cast<std::int64_t>(ch) * cols;
 #pragma omp simd

@@ -5,6 +5,14 @@
 #include "kernels/cpu/ops.h"
 
 namespace attn::cpu {
+namespace {
+
+// A product runs in bf16 where either operand is stored so or the backend's precision asks for it.
+bool runs_in_bf16(MatmulPrecision precision, const MatrixRef& a, const MatrixRef& b) {
+  return a.dtype == DType::bf16 || b.dtype == DType::bf16 || precision == MatmulPrecision::bf16;
+}
+
+}  // namespace
 
 void matmul(MatmulPrecision precision, int m, int n, int k, float alpha, const MatrixRef& a, const MatrixRef& b,
             float beta, float* c, int ldc, const GemmBatch* batch) {
@@ -16,7 +24,7 @@ void matmul(MatmulPrecision precision, int m, int n, int k, float alpha, const M
                    (b.trans == Trans::Yes ? "ᵀ" : "") + (batch ? " batched" : ""));
     return gemm_s8(m, n, k, alpha, static_cast<const float*>(a.data), a.ld, b, beta, c, ldc);
   }
-  const bool in_bf16 = a.dtype == DType::bf16 || b.dtype == DType::bf16 || precision == MatmulPrecision::bf16;
+  const bool in_bf16 = runs_in_bf16(precision, a, b);
   if (batch) {
     if (in_bf16) return gemm_batched_mixed(m, n, k, alpha, a, b, beta, c, ldc, *batch);
     return gemm_batched(a.trans, b.trans, m, n, k, alpha, static_cast<const float*>(a.data), ld(a),
@@ -30,8 +38,7 @@ void matmul(MatmulPrecision precision, int m, int n, int k, float alpha, const M
 void matmul_bias(MatmulPrecision precision, int m, int n, int k, const MatrixRef& a, const MatrixRef& b,
                  const float* bias, bool relu, float* c, Bf16* rounded) {
   const bool s8 = a.dtype == DType::s8 || b.dtype == DType::s8;
-  const bool in_bf16 = a.dtype == DType::bf16 || b.dtype == DType::bf16 || precision == MatmulPrecision::bf16;
-  if (!s8 && in_bf16 && gemm_mixed_bias(m, n, k, a, b, bias, relu, c, rounded)) return;
+  if (!s8 && runs_in_bf16(precision, a, b) && gemm_mixed_bias(m, n, k, a, b, bias, relu, c, rounded)) return;
   matmul(precision, m, n, k, 1.0f, a, b, 0.0f, c, n, nullptr);
   if (relu)
     add_bias_relu(c, bias, m, n, rounded);

@@ -71,7 +71,8 @@ void scale(float* x, std::int64_t n, float s);
 void add_bias(float* x, const float* bias, std::int64_t rows, int cols, Bf16* y);
 void add_bias_relu(float* x, const float* bias, std::int64_t rows, int cols, Bf16* y);
 void relu_backward(float* dy, const void* y, DType y_dtype, std::int64_t n);
-void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias, void* dy_copy, DType copy_dtype);
+void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias, void* dy_copy, DType copy_dtype,
+               const void* relu, DType relu_type);
 double sum_squares(const float* x, std::int64_t n);
 
 void dropout(const float* x, float* y, std::int64_t n, float p, std::uint64_t seed);
