@@ -357,14 +357,14 @@ TEST(Table3Study, SettingsRoundTripOldPlansReadAsTheyRanOthersRefused) {
 
 Table3Results hand_results() {
   Table3Results r;
-  r.plan = table3_plan({"base", "A1", "A2", "A3", "A4", "D1", "D3", "E1"}, {"base"}, {}, {});
+  r.plan = table3_plan({"base", "A1", "A2", "A3", "A4", "D1", "D3", "E1", "big"}, {"base"}, {}, {});
   // Perplexities chosen by hand: base's two seeds differ by 2% (100 and 102).
-  const std::vector<std::pair<std::string, double>> ppl = {{"base", 100}, {"base-seed2", 102}, {"A1", 110},
-                                                           {"A2", 99},    {"A3", 98},          {"A4", 99},
-                                                           {"D1", 90},    {"D3", 95},          {"E1", 101}};
+  const std::vector<std::pair<std::string, double>> ppl = {{"base", 100}, {"base-seed2", 102}, {"A1", 110}, {"A2", 99},
+                                                           {"A3", 98},    {"A4", 99},          {"D1", 90},  {"D3", 95},
+                                                           {"E1", 101},   {"big", 120}};
   // BLEU by hand: base's seeds differ by 1 point (20 and 19).
   const std::map<std::string, double> bleu = {{"base", 20}, {"base-seed2", 19}, {"A1", 15}, {"A2", 20.5}, {"A3", 20},
-                                              {"A4", 20.2}, {"D1", 22},         {"D3", 18}, {"E1", 20.5}};
+                                              {"A4", 20.2}, {"D1", 22},         {"D3", 18}, {"E1", 20.5}, {"big", 25}};
   for (const auto& [name, p] : ppl) {
     RunResult x;
     x.dev_cross_entropy = std::log(p);
@@ -404,6 +404,12 @@ TEST(Table3Report, TrendVerdictsWeighDifferencesAgainstTheSeedSpread) {
   const auto& e = by_claim.at("learned positions are as good as sinusoids (E)");
   EXPECT_EQ(e.ppl.verdict, "agrees");   // +1%
   EXPECT_EQ(e.bleu.verdict, "agrees");  // 0.5 points
+  // Big: its perplexity 20% above base's (the paper's way round: base worse), its BLEU 5 points above.
+  const auto& big = by_claim.at("the big model is best (big, at its 3× longer budget, against base)");
+  EXPECT_EQ(big.ppl.verdict, "disagrees");
+  EXPECT_EQ(big.ppl.evidence, "base 100.00 vs big 120.00 (-16.7%)");
+  EXPECT_EQ(big.bleu.verdict, "agrees");
+  EXPECT_EQ(big.bleu.evidence, "base 20.00 vs big 25.00 (-5.00)");
   EXPECT_EQ(by_claim.at("deeper is better (C: N=2 against base's 6)").ppl.verdict, "not run");
   // A run without a pace measured is not read at equal time, and says so.
   Table3Results unpaced = r;
