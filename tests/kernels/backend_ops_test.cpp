@@ -237,16 +237,25 @@ void bias_case(Backend& be, bool relu) {
 void run_add_bias(Backend& be) { bias_case(be, false); }
 void run_add_bias_relu(Backend& be) { bias_case(be, true); }
 
-// relu_backward: dy where y > 0, else 0; y in float (zeros of both signs among random values) or
-// in bf16 (also subnormals and infinities).
-void relu_backward_case(Backend& be, bool bf16) {
+// ReLU outputs to mask by: random values with zeros of both signs (every fifth), and their bf16
+// copy with zeros of both signs, subnormals, infinities and ±1 in every third place.
+struct ReluOutputs {
+  std::vector<float> f32;
+  std::vector<Bf16> bf16;
+};
+ReluOutputs relu_outputs(std::size_t n, unsigned seed) {
   const std::vector<Bf16> special{0x0000, 0x8000, 0x0001, 0x8001, 0x7F80, 0xFF80, 0x3F80, 0xBF80};
+  ReluOutputs y{random_values(n, seed), std::vector<Bf16>(n)};
+  for (std::size_t i = 0; i < n; i += 5) y.f32[i] = i % 2 ? -0.0f : 0.0f;
+  for (std::size_t i = 0; i < n; ++i) y.bf16[i] = i % 3 ? bf16_nearest_even(y.f32[i]) : special[i / 3 % special.size()];
+  return y;
+}
+
+// relu_backward: dy where y > 0, else 0; y in float or in bf16 (relu_outputs).
+void relu_backward_case(Backend& be, bool bf16) {
   for (std::int64_t n : kSizes) {
     SCOPED_TRACE(std::to_string(n) + " elements");
-    auto y = random_values(n, 13);
-    for (std::int64_t i = 0; i < n; i += 5) y[i] = i % 2 ? -0.0f : 0.0f;
-    std::vector<Bf16> y16(n);
-    for (std::int64_t i = 0; i < n; ++i) y16[i] = i % 3 ? bf16_nearest_even(y[i]) : special[i / 3 % special.size()];
+    const auto [y, y16] = relu_outputs(static_cast<std::size_t>(n), 13);
     const auto dy0 = random_values(n, 14);
     Guarded<float> dy(be, dy0);
     auto dy32 = to_device(be, y);
@@ -271,15 +280,10 @@ void run_relu_backward(Backend& be) {
 // counts as 0 in the sum and the copy, dy itself untouched.
 void bias_grad_case(Backend& be, const char* copy, const char* relu) {
   const std::string kind = copy, relu_kind = relu;
-  const std::vector<Bf16> special{0x0000, 0x8000, 0x0001, 0x8001, 0x7F80, 0xFF80, 0x3F80, 0xBF80};
   for (Shape s : kShapes) {
     SCOPED_TRACE(str(s) + ", copy: " + kind + ", relu: " + relu_kind);
     const auto dy0 = random_values(size(s), 15, -2, 2), init = random_values(s.cols, 16);
-    auto y = random_values(size(s), 17);
-    for (std::size_t i = 0; i < y.size(); i += 5) y[i] = i % 2 ? -0.0f : 0.0f;
-    std::vector<Bf16> y16(y.size());
-    for (std::size_t i = 0; i < y.size(); ++i)
-      y16[i] = i % 3 ? bf16_nearest_even(y[i]) : special[i / 3 % special.size()];
+    const auto [y, y16] = relu_outputs(size(s), 17);
     auto d_dy = to_device(be, dy0);
     auto d_y32 = to_device(be, y);
     auto d_y16 = to_device(be, y16);
