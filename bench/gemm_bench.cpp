@@ -1,5 +1,5 @@
 // Benchmark: the training step's matrix products, through the two float32 routes oneDNN offers here.
-//   gemm_bench [--rows N] [D_MODEL D_FF]...
+//   gemm_bench [--rows N] [--sentences N] [D_MODEL D_FF]...
 // What it measures is kAbout below (gemm_bench --help prints it). Decides kernels/cpu/gemm.cpp's
 // choice of route per layout.
 #include <algorithm>
@@ -25,8 +25,9 @@ here: sgemm (dnnl_sgemm) and the matmul primitive (its brgemm kernel). The media
 Sizes: each D_MODEL D_FF pair given, default 256 1024 (small) and 512 2048 (base); --rows rows
 (a batch's tokens; 1024 for the cpu-hour preset), vocabulary 8000.
 Then a decoding step's x·Wᵀ (32 and 128 rows): directly, transposed, as oneDNN's matmul and as
-gemm() routes it; and attention's batched per-(sentence, head) products (128 sentences × 32 tokens, d_k 64):
-the AVX-512 small-block kernel against oneDNN's batched matmul.)";
+gemm() routes it; and attention's batched per-(sentence, head) products (--sentences sentences × 32
+tokens, d_k 64; 32 is the cpu-hour step's): the AVX-512 small-block kernel against oneDNN's batched
+matmul, and the fused attention kernel forward and backward.)";
 
 double seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -48,7 +49,7 @@ double median_seconds(F&& run) {
   return t[t.size() / 2];
 }
 
-int run(std::vector<std::pair<int, int>> sizes, int rows) {
+int run(std::vector<std::pair<int, int>> sizes, int rows, int sentences) {
   const int vocab = 8000;
   for (auto [d, ff] : sizes) {
     // Forward x·Wᵀ (NT), backward dy·W (NN) and dyᵀ·x (TN) for each layer kind.
@@ -139,7 +140,7 @@ int run(std::vector<std::pair<int, int>> sizes, int rows) {
                     direct * 1e6, flop / direct / 1e9, routed * 1e6, flop / routed / 1e9);
       }
     // Scores Q·Kᵀ (NT) and context P·V (NN) over [B·T, H·64] rows, H = d_model / 64.
-    const int B = 128, T = 32, dk = 64, H = d / dk, hd = H * dk;
+    const int B = sentences, T = 32, dk = 64, H = d / dk, hd = H * dk;
     const std::int64_t block = T * T;
     std::vector<float> q(static_cast<std::size_t>(B) * T * hd, 0.5f), k(q.size(), 0.25f), ctx(q.size()),
         probs(static_cast<std::size_t>(B) * H * block, 0.125f);
@@ -193,8 +194,8 @@ int run(std::vector<std::pair<int, int>> sizes, int rows) {
           in_bf16 ? attn::bf16_matrix(qkv16.data(), 3 * hd) : attn::f32_matrix(qkv.data(), 3 * hd);
       a.q = rows, a.k = attn::cpu::advanced(rows, hd), a.v = attn::cpu::advanced(rows, 2 * hd);
       a.q_stride = a.k_stride = a.v_stride = static_cast<std::int64_t>(T) * 3 * hd;
-      const double forward =
-          median_seconds([&] { attn::cpu::attention(precision, a, attn::AttentionMask{}, probs.data(), ctx.data()); });
+      const double forward = median_seconds(
+          [&] { attn::cpu::attention(precision, a, attn::AttentionMask{}, probs.data(), ctx.data(), nullptr); });
       const double backward = median_seconds([&] {
         attn::cpu::attention_backward(precision, a, probs.data(), dctx.data(), dprobs.data(), dqkv.data(),
                                       dqkv.data() + hd, dqkv.data() + 2 * hd);
@@ -212,8 +213,12 @@ int run(std::vector<std::pair<int, int>> sizes, int rows) {
 int main(int argc, char** argv) {
   CLI::App app{kAbout, "gemm_bench"};
   int rows = 4096;
+  int sentences = 128;
   std::vector<int> dims;
   app.add_option("--rows", rows, "rows of the training step's products")
+      ->check(attn::bench::at_least(1))
+      ->capture_default_str();
+  app.add_option("--sentences", sentences, "sentences of 32 tokens in attention's batch")
       ->check(attn::bench::at_least(1))
       ->capture_default_str();
   app.add_option("D_MODEL_D_FF", dims, "pairs D_MODEL D_FF; default: 256 1024 512 2048")
@@ -225,6 +230,6 @@ int main(int argc, char** argv) {
     std::vector<std::pair<int, int>> sizes;
     for (std::size_t i = 0; i < dims.size(); i += 2) sizes.emplace_back(dims[i], dims[i + 1]);
     if (sizes.empty()) sizes = {{256, 1024}, {512, 2048}};
-    return run(sizes, rows);
+    return run(sizes, rows, sentences);
   });
 }

@@ -173,16 +173,21 @@ struct AdamHyper {
   /* The mask is a pure function of (seed, element index): the same call on the gradient in the */                   \
   /* backward pass applies the same mask, so no mask is stored. */                                                   \
   OP(void, dropout, (const float* x, float* y, std::int64_t n, float p, std::uint64_t seed), (x, y, n, p, seed))     \
-  /* Layer normalisation over the last dimension; mean and rstd ([rows]) are kept for backward. */                   \
+  /* Layer normalisation over the last dimension of s = x + residual (s = x where residual is */                     \
+  /* null), s written to sum where not null (sum may be x or residual: in place); y = gamma · */                    \
+  /* (s - mean) · rstd + beta, and where rounded is not null y rounded to bf16 there too (the */                    \
+  /* bits to_bf16 gives); mean and rstd ([rows]) kept for backward where not null. The paper's */                    \
+  /* sublayer connection LayerNorm(x + sublayer(x)) and the rounding its products read, one pass. */                 \
   OP(void, layernorm,                                                                                                \
-     (const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd, std::int64_t rows,  \
-      int cols, float eps),                                                                                          \
-     (x, gamma, beta, y, mean, rstd, rows, cols, eps))                                                               \
-  /* dx = dL/dx (overwritten); dgamma and dbeta are accumulated. */                                                  \
+     (const float* x, const float* residual, const float* gamma, const float* beta, float* sum, float* y,            \
+      Bf16* rounded, float* mean, float* rstd, std::int64_t rows, int cols, float eps),                              \
+     (x, residual, gamma, beta, sum, y, rounded, mean, rstd, rows, cols, eps))                                       \
+  /* dx = dL/dx (overwritten), also written to dx_copy where not null (the gradient a sublayer */                    \
+  /* reads while its own backward adds into dx); dgamma and dbeta are accumulated. */                                \
   OP(void, layernorm_backward,                                                                                       \
      (const float* dy, const float* x, const float* mean, const float* rstd, const float* gamma, float* dx,          \
-      float* dgamma, float* dbeta, std::int64_t rows, int cols),                                                     \
-     (dy, x, mean, rstd, gamma, dx, dgamma, dbeta, rows, cols))                                                      \
+      float* dx_copy, float* dgamma, float* dbeta, std::int64_t rows, int cols),                                     \
+     (dy, x, mean, rstd, gamma, dx, dx_copy, dgamma, dbeta, rows, cols))                                             \
   /* probs [rows, heads, keys] = softmax(q·kᵀ/√d_k) under the mask (0 outside it) and ctx */                    \
   /* [rows, heads·d_v] = probs · v, for one query per row over cached keys (CachedAttention). */                   \
   OP(void, cached_attention, (const CachedAttention& a, float* probs, float* ctx), (a, probs, ctx))                  \
@@ -277,8 +282,11 @@ class Backend {
   virtual bool keeps_bf16_activations() const { return false; }
 
   // Attention (AttentionBlocks), its products computing as matmul's do: probs [batch, heads,
-  // queries, keys] (entries outside the mask exactly 0) and ctx [batch·queries, heads·d_v].
-  virtual void attention(const AttentionBlocks& a, const AttentionMask& mask, float* probs, float* ctx) = 0;
+  // queries, keys] (entries outside the mask exactly 0) and ctx [batch·queries, heads·d_v]; given
+  // ctx_rounded, ctx goes there in bf16 (as to_bf16 rounds: what the output projection reads) and
+  // the float ctx is scratch whose contents are left unspecified.
+  virtual void attention(const AttentionBlocks& a, const AttentionMask& mask, float* probs, float* ctx,
+                         Bf16* ctx_rounded) = 0;
   // Given the probabilities attention wrote and ∂L/∂ctx: ∂L/∂q, ∂L/∂k and ∂L/∂v, written into float
   // buffers laid out like q, k and v (the same ld and strides; the elements of the heads overwritten).
   // dscores is scratch of probs' size.

@@ -43,8 +43,9 @@ namespace {
 double attention_flops(const AttentionBlocks& a) { return 2.0 * static_cast<double>(a.probs_size()) * (a.d_k + a.d_v); }
 }  // namespace
 
-void ProfilingBackend::attention(const AttentionBlocks& a, const AttentionMask& mask, float* probs, float* ctx) {
-  time("attention", attention_flops(a), [&] { inner_.attention(a, mask, probs, ctx); });
+void ProfilingBackend::attention(const AttentionBlocks& a, const AttentionMask& mask, float* probs, float* ctx,
+                                 Bf16* ctx_rounded) {
+  time("attention", attention_flops(a), [&] { inner_.attention(a, mask, probs, ctx, ctx_rounded); });
 }
 
 void ProfilingBackend::attention_backward(const AttentionBlocks& a, const float* probs, const float* dctx,

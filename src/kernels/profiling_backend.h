@@ -53,7 +53,8 @@ class ProfilingBackend final : public Backend {
   void matmul_bias(int m, int n, int k, const MatrixRef& a, const MatrixRef& b, const float* bias, bool relu, float* c,
                    Bf16* rounded) override;
   // Keyed "attention" and "attention_backward", with their products' FLOPs.
-  void attention(const AttentionBlocks& a, const AttentionMask& mask, float* probs, float* ctx) override;
+  void attention(const AttentionBlocks& a, const AttentionMask& mask, float* probs, float* ctx,
+                 Bf16* ctx_rounded) override;
   void attention_backward(const AttentionBlocks& a, const float* probs, const float* dctx, float* dscores, float* dq,
                           float* dk, float* dv) override;
 

@@ -35,10 +35,11 @@ AttentionBlocks attention_blocks(const AttentionShape& s, HeadsView q, HeadsView
 
 // probs [batch, heads, queries, keys] (kept for backward); ctx [batch·queries, heads·d_v]. Where
 // the workspace shares probs and ctx among layers (a cache's own_probs false), the backward pass
-// calls it again: the same kernel on the same inputs gives the same bits as keeping them.
+// calls it again: the same kernel on the same inputs gives the same bits as keeping them. Given
+// ctx_rounded, ctx is written there in bf16 only (ctx itself is then scratch).
 inline void attention_forward(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, HeadsView v,
-                              const AttentionMask& mask, float* probs, float* ctx) {
-  be.attention(attention_blocks(s, q, k, v), mask, probs, ctx);
+                              const AttentionMask& mask, float* probs, float* ctx, Bf16* ctx_rounded = nullptr) {
+  be.attention(attention_blocks(s, q, k, v), mask, probs, ctx, ctx_rounded);
 }
 
 // Given probs (from attention_forward) and ∂L/∂ctx, writes ∂L/∂q, ∂L/∂k, ∂L/∂v into float buffers

@@ -29,8 +29,8 @@ AttentionShape CrossAttention::forward(Backend& be, Activations x, Activations m
   const Activations projected = kv.forward_kept(be, memory, memory_rows, cache.kv, cache.kept_kv);
   const AttentionShape s = shape(batch, length, memory_length);
   attention_forward(be, s, dense_heads(queries, q.out, length), keys(projected, memory_length),
-                    values(projected, memory_length), mask, cache.probs, cache.ctx);
-  out.forward(be, with_rounding(be, cache.ctx, rows * out.in, cache.ctx_rounded), rows, y);
+                    values(projected, memory_length), mask, cache.probs, cache.ctx, cache.ctx_rounded);
+  out.forward(be, cache.ctx_rounded ? Activations(cache.ctx_rounded) : Activations(cache.ctx), rows, y);
   return s;
 }
 

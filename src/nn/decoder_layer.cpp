@@ -15,19 +15,19 @@ void DecoderLayer::forward(Backend& be, Activations x, Activations memory, int b
           : self_attention.forward(be, x, batch, length, self_mask, cache.self_attention, cache.self_residual.sum);
   tap(AttentionSite::decoder_self, self_shape, cache.self_attention.probs);
   residual_norm_forward(be, self_attention_norm, x.f32(), cache.self_residual.sum, rows, dropout.rate,
-                        dropout.site(dropout_site + 0), cache.self_residual, cache.after_self);
-  const std::int64_t n = rows * self_attention_norm.dim;
+                        dropout.site(dropout_site + 0), cache.self_residual, cache.after_self,
+                        cache.after_self_rounded);
   const AttentionShape cross_shape = cross_attention.forward(
-      be, with_rounding(be, cache.after_self, n, cache.after_self_rounded), memory, batch, length, memory_length,
-      memory_mask, cache.cross_attention, cache.cross_residual.sum, incremental ? &incremental->memory : nullptr);
+      be, Activations(cache.after_self, cache.after_self_rounded), memory, batch, length, memory_length, memory_mask,
+      cache.cross_attention, cache.cross_residual.sum, incremental ? &incremental->memory : nullptr);
   tap(AttentionSite::cross, cross_shape, cache.cross_attention.probs);
   residual_norm_forward(be, cross_attention_norm, cache.after_self, cache.cross_residual.sum, rows, dropout.rate,
-                        dropout.site(dropout_site + 1), cache.cross_residual, cache.after_cross);
-  ffn.forward(be, with_rounding(be, cache.after_cross, n, cache.after_cross_rounded), rows, cache.hidden,
-              cache.ffn_residual.sum, hidden_dropout(dropout));
+                        dropout.site(dropout_site + 1), cache.cross_residual, cache.after_cross,
+                        cache.after_cross_rounded);
+  ffn.forward(be, Activations(cache.after_cross, cache.after_cross_rounded), rows, cache.hidden, cache.ffn_residual.sum,
+              hidden_dropout(dropout));
   residual_norm_forward(be, ffn_norm, cache.after_cross, cache.ffn_residual.sum, rows, dropout.rate,
-                        dropout.site(dropout_site + 2), cache.ffn_residual, y);
-  if (cache.output_rounded) be.to_bf16(y, n, cache.output_rounded);
+                        dropout.site(dropout_site + 2), cache.ffn_residual, y, cache.output_rounded);
 }
 
 void DecoderLayer::backward(Backend& be, Activations x, Activations memory, int batch, int length, int memory_length,

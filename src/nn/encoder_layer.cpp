@@ -9,13 +9,11 @@ void EncoderLayer::forward(Backend& be, Activations x, int batch, int length, co
       attention.forward(be, x, batch, length, mask, cache.attention, cache.attention_residual.sum),
       cache.attention.probs);
   residual_norm_forward(be, attention_norm, x.f32(), cache.attention_residual.sum, rows, dropout.rate,
-                        dropout.site(dropout_site + 0), cache.attention_residual, cache.middle);
-  const std::int64_t n = rows * attention_norm.dim;
-  ffn.forward(be, with_rounding(be, cache.middle, n, cache.middle_rounded), rows, cache.hidden, cache.ffn_residual.sum,
+                        dropout.site(dropout_site + 0), cache.attention_residual, cache.middle, cache.middle_rounded);
+  ffn.forward(be, Activations(cache.middle, cache.middle_rounded), rows, cache.hidden, cache.ffn_residual.sum,
               hidden_dropout(dropout));
   residual_norm_forward(be, ffn_norm, cache.middle, cache.ffn_residual.sum, rows, dropout.rate,
-                        dropout.site(dropout_site + 1), cache.ffn_residual, y);
-  if (cache.output_rounded) be.to_bf16(y, n, cache.output_rounded);
+                        dropout.site(dropout_site + 1), cache.ffn_residual, y, cache.output_rounded);
 }
 
 void EncoderLayer::backward(Backend& be, Activations x, int batch, int length, const AttentionMask& mask,

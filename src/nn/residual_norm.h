@@ -22,11 +22,12 @@ struct ResidualNormCache {
   float* rstd = nullptr;  // [rows]
 };
 
-// sublayer_out [rows, dim] is consumed (overwritten); y receives the normalised sum.
+// sublayer_out [rows, dim] is consumed (overwritten); y receives the normalised sum, and where
+// y_rounded is not null its bf16 rounding (what the next products read), on the same pass.
 // cache.mean/rstd may be null when no backward pass follows (inference).
 void residual_norm_forward(Backend& be, const LayerNormParams& norm, const float* x, float* sublayer_out,
                            std::int64_t rows, float dropout, std::uint64_t dropout_seed, const ResidualNormCache& cache,
-                           float* y);
+                           float* y, Bf16* y_rounded = nullptr);
 
 // y again, from the cache (the backward pass recomputes outputs instead of keeping them): the
 // same kernel on the same sum gives the same bits.

@@ -31,8 +31,8 @@ AttentionShape SelfAttention::forward(Backend& be, Activations x, int batch, int
     be.cached_attention(a, cache.probs, cache.ctx);
   } else {
     const Views v = views(qkv.forward_kept(be, x, rows, cache.qkv, cache.kept), length);
-    attention_forward(be, s, v.q, v.k, v.v, mask, cache.probs, cache.ctx);
-    out.forward(be, with_rounding(be, cache.ctx, rows * out.in, cache.ctx_rounded), rows, y);
+    attention_forward(be, s, v.q, v.k, v.v, mask, cache.probs, cache.ctx, cache.ctx_rounded);
+    out.forward(be, cache.ctx_rounded ? Activations(cache.ctx_rounded) : Activations(cache.ctx), rows, y);
     return s;
   }
   out.forward(be, cache.ctx, rows, y);

@@ -107,7 +107,7 @@ TEST_P(FusedAttention, MatchesTheBatchedProductsWithTheSoftmaxBetween) {
     // NaN first everywhere: every element must be written.
     auto probs = testing::to_device(be, std::vector<float>(a.probs_size(), nan));
     auto ctx = testing::to_device(be, std::vector<float>(ctx_size, nan));
-    be.attention(a, mask, probs.data(), ctx.data());
+    be.attention(a, mask, probs.data(), ctx.data(), nullptr);
     // The same block kernels and softmax rows: the same values (float32 rounding apart where the
     // batched route takes another kernel for a few rows).
     expect_close(testing::to_host(be, probs), testing::to_host(be, want_probs), 1e-6, "probs");

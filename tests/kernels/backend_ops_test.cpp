@@ -20,6 +20,7 @@
 
 #include "common/backends.h"
 #include "common/device_vector.h"
+#include "common/bf16_rounding.h"
 #include "common/reference_ops.h"
 
 namespace attn {
@@ -386,89 +387,148 @@ struct LayerNormRef {
   std::vector<float> x, gamma, beta;
   std::vector<double> mean, rstd, abs_mean;
 };
-LayerNormRef layernorm_inputs(Shape s, float eps) {
-  LayerNormRef ln{
-      random_values(size(s), 20, -2, 2), random_values(s.cols, 21, 0.5f, 1.5f), random_values(s.cols, 22), {}, {}, {}};
+// ln's rows' statistics from its x.
+void layernorm_statistics(LayerNormRef& ln, Shape s, float eps) {
+  ln.mean.clear(), ln.rstd.clear(), ln.abs_mean.clear();
   for (std::int64_t r = 0; r < s.rows; ++r) {
     double sum = 0, abs_sum = 0, sq = 0;
-    for (int c = 0; c < s.cols; ++c) sum += ln.x[r * s.cols + c] += static_cast<float>(r % 3);
+    for (int c = 0; c < s.cols; ++c) sum += ln.x[r * s.cols + c];
     for (int c = 0; c < s.cols; ++c) abs_sum += std::abs(ln.x[r * s.cols + c]);
     for (int c = 0; c < s.cols; ++c) sq += std::pow(ln.x[r * s.cols + c] - sum / s.cols, 2);
     ln.mean.push_back(sum / s.cols), ln.abs_mean.push_back(abs_sum / s.cols);
     ln.rstd.push_back(1 / std::sqrt(sq / s.cols + eps));
   }
+}
+LayerNormRef layernorm_inputs(Shape s, float eps) {
+  LayerNormRef ln{
+      random_values(size(s), 20, -2, 2), random_values(s.cols, 21, 0.5f, 1.5f), random_values(s.cols, 22), {}, {}, {}};
+  for (std::int64_t r = 0; r < s.rows; ++r)
+    for (int c = 0; c < s.cols; ++c) ln.x[r * s.cols + c] += static_cast<float>(r % 3);
+  layernorm_statistics(ln, s, eps);
   return ln;
 }
 
+// Where the kernel is asked to keep the normalised rows' input: nowhere, in a buffer of its own, or
+// in place (over the residual; over x where there is none).
+enum class KeptSum { nowhere, apart, in_place };
+
+// Every form of the sublayer connection's pass: x alone or x + residual (a float sum, as IEEE
+// addition gives it), the sum kept nowhere, apart or in place, y rounded to bf16 or not.
 void run_layernorm(Backend& be) {
   const float eps = 1e-5f;
-  for (Shape s : kShapes) {
-    SCOPED_TRACE(str(s));
-    const LayerNormRef ln = layernorm_inputs(s, eps);
-    auto dx = to_device(be, ln.x), dg = to_device(be, ln.gamma), db = to_device(be, ln.beta);
-    Guarded<float> y(be, static_cast<std::int64_t>(size(s))), mean(be, s.rows), rstd(be, s.rows);
-    be.layernorm(dx.data(), dg.data(), db.data(), y.data(), mean.data(), rstd.data(), s.rows, s.cols, eps);
-    // Float sums over a row: the mean off by (cols + 8)·u·mean|x|, rstd by (cols + 8)·u relatively.
-    const double k = (s.cols + 8) * kU32;
-    Expected want_y, want_mean, want_rstd;
-    for (std::int64_t r = 0; r < s.rows; ++r) {
-      want_mean.add(ln.mean[r], k * ln.abs_mean[r]);
-      want_rstd.add(ln.rstd[r], k * ln.rstd[r]);
-      for (int c = 0; c < s.cols; ++c) {
-        const double xhat = (ln.x[r * s.cols + c] - ln.mean[r]) * ln.rstd[r];
-        want_y.add(xhat * ln.gamma[c] + ln.beta[c],
-                   k * (std::abs(ln.gamma[c]) * (std::abs(xhat) + ln.rstd[r] * ln.abs_mean[r]) + std::abs(ln.beta[c])));
-      }
-    }
-    want_y.check(y.host(), "y");
-    want_mean.check(mean.host(), "mean");
-    want_rstd.check(rstd.host(), "rstd");
-  }
+  for (Shape s : kShapes)
+    for (bool residual : {false, true})
+      for (KeptSum kept : {KeptSum::nowhere, KeptSum::apart, KeptSum::in_place})
+        for (bool rounded : {false, true}) {
+          SCOPED_TRACE(str(s) + (residual ? " + residual" : "") + " sum kept " +
+                       std::to_string(static_cast<int>(kept)) + (rounded ? ", rounded" : ""));
+          LayerNormRef ln = layernorm_inputs(s, eps);
+          std::vector<float> x = ln.x, res(size(s), 0.0f);
+          if (residual) {
+            res = random_values(size(s), 26, -1, 1);
+            for (std::size_t i = 0; i < x.size(); ++i) x[i] = ln.x[i] - res[i];
+            for (std::size_t i = 0; i < x.size(); ++i) ln.x[i] = x[i] + res[i];  // what is normalised
+            layernorm_statistics(ln, s, eps);
+          }
+          const auto n = static_cast<std::int64_t>(size(s));
+          Guarded<float> dx(be, x), dres(be, res), sum(be, n), y(be, n), mean(be, s.rows), rstd(be, s.rows);
+          Guarded<Bf16> y16(be, n);
+          auto dg = to_device(be, ln.gamma), db = to_device(be, ln.beta);
+          float* sum_at = kept == KeptSum::nowhere ? nullptr
+                          : kept == KeptSum::apart ? sum.data()
+                          : residual               ? dres.data()
+                                                   : dx.data();
+          be.layernorm(dx.data(), residual ? dres.data() : nullptr, dg.data(), db.data(), sum_at, y.data(),
+                       rounded ? y16.data() : nullptr, mean.data(), rstd.data(), s.rows, s.cols, eps);
+          // Float sums over a row: the mean off by (cols + 8)·u·mean|x|, rstd by (cols + 8)·u relatively.
+          const double k = (s.cols + 8) * kU32;
+          Expected want_y, want_mean, want_rstd;
+          for (std::int64_t r = 0; r < s.rows; ++r) {
+            want_mean.add(ln.mean[r], k * ln.abs_mean[r]);
+            want_rstd.add(ln.rstd[r], k * ln.rstd[r]);
+            for (int c = 0; c < s.cols; ++c) {
+              const double xhat = (ln.x[r * s.cols + c] - ln.mean[r]) * ln.rstd[r];
+              want_y.add(
+                  xhat * ln.gamma[c] + ln.beta[c],
+                  k * (std::abs(ln.gamma[c]) * (std::abs(xhat) + ln.rstd[r] * ln.abs_mean[r]) + std::abs(ln.beta[c])));
+            }
+          }
+          const std::vector<float> got = y.host();
+          want_y.check(got, "y");
+          want_mean.check(mean.host(), "mean");
+          want_rstd.check(rstd.host(), "rstd");
+          // The sum exactly where it was asked for, the inputs untouched elsewhere.
+          EXPECT_EQ(kept == KeptSum::in_place && !residual ? ln.x : x, dx.host()) << "x";
+          EXPECT_EQ(kept == KeptSum::in_place && residual ? ln.x : res, dres.host()) << "residual";
+          if (kept == KeptSum::apart) {
+            EXPECT_EQ(ln.x, sum.host()) << "sum";
+          }
+          // The rounding: y's own values to bf16 by an independent rule, or untouched.
+          const std::vector<Bf16> got16 = y16.host();
+          for (std::int64_t i = 0; rounded && i < n; ++i)
+            ASSERT_EQ(got16[i], testing::bf16_bits(got[i])) << "y rounded, element " << i << " of " << got[i];
+          if (!rounded) {
+            EXPECT_EQ(got16, Guarded<Bf16>(be, n).host()) << "the bf16 rows are written only if asked";
+          }
+        }
 }
 
 // dx = dL/dx of y = gamma·(x - mean)·rstd + beta, with xhat = (x - mean)·rstd and g = dy·gamma:
 // rstd·(g - mean(g) - xhat·mean(g·xhat)); dgamma += Σ dy·xhat and dbeta += Σ dy over rows.
+// dx apart from dy or over it (in place, as training calls it), with a copy or without.
 void run_layernorm_backward(Backend& be) {
-  for (Shape s : kShapes) {
-    SCOPED_TRACE(str(s));
-    const LayerNormRef ln = layernorm_inputs(s, 1e-5f);
-    const std::vector<float> mean(ln.mean.begin(), ln.mean.end()), rstd(ln.rstd.begin(), ln.rstd.end());
-    const auto dy = random_values(size(s), 23), dgamma0 = random_values(s.cols, 24), dbeta0 = random_values(s.cols, 25);
-    auto d_dy = to_device(be, dy), dx_in = to_device(be, ln.x), dmean = to_device(be, mean),
-         drstd = to_device(be, rstd), dg = to_device(be, ln.gamma);
-    Guarded<float> dx(be, static_cast<std::int64_t>(size(s))), dgamma(be, dgamma0), dbeta(be, dbeta0);
-    be.layernorm_backward(d_dy.data(), dx_in.data(), dmean.data(), drstd.data(), dg.data(), dx.data(), dgamma.data(),
-                          dbeta.data(), s.rows, s.cols);
-    Expected want_dx;
-    std::vector<double> sum_gamma(dgamma0.begin(), dgamma0.end()), sum_beta(dbeta0.begin(), dbeta0.end());
-    std::vector<double> abs_gamma(s.cols), abs_beta(s.cols);
-    for (std::int64_t r = 0; r < s.rows; ++r) {
-      const float* xr = &ln.x[r * s.cols];
-      const float* dyr = &dy[r * s.cols];
-      auto xhat = [&](int c) { return (xr[c] - static_cast<double>(mean[r])) * rstd[r]; };
-      double mean_g = 0, mean_gx = 0, abs_g = 0, abs_gx = 0;
-      for (int c = 0; c < s.cols; ++c) {
-        const double g = static_cast<double>(dyr[c]) * ln.gamma[c];
-        mean_g += g / s.cols, mean_gx += g * xhat(c) / s.cols;
-        abs_g += std::abs(g) / s.cols, abs_gx += std::abs(g * xhat(c)) / s.cols;
-        sum_gamma[c] += dyr[c] * xhat(c), abs_gamma[c] += std::abs(dyr[c] * xhat(c));
-        sum_beta[c] += dyr[c], abs_beta[c] += std::abs(dyr[c]);
+  for (Shape s : kShapes)
+    for (bool in_place : {false, true})
+      for (bool copy : {false, true}) {
+        SCOPED_TRACE(str(s) + (in_place ? " in place" : "") + (copy ? " with a copy" : ""));
+        const LayerNormRef ln = layernorm_inputs(s, 1e-5f);
+        const std::vector<float> mean(ln.mean.begin(), ln.mean.end()), rstd(ln.rstd.begin(), ln.rstd.end());
+        const auto dy = random_values(size(s), 23), dgamma0 = random_values(s.cols, 24),
+                   dbeta0 = random_values(s.cols, 25);
+        auto dx_in = to_device(be, ln.x), dmean = to_device(be, mean), drstd = to_device(be, rstd),
+             dg = to_device(be, ln.gamma);
+        Guarded<float> d_dy(be, dy), dx_apart(be, static_cast<std::int64_t>(size(s))), dgamma(be, dgamma0),
+            dbeta(be, dbeta0), dx_copy(be, static_cast<std::int64_t>(size(s)));
+        Guarded<float>& dx = in_place ? d_dy : dx_apart;
+        be.layernorm_backward(d_dy.data(), dx_in.data(), dmean.data(), drstd.data(), dg.data(), dx.data(),
+                              copy ? dx_copy.data() : nullptr, dgamma.data(), dbeta.data(), s.rows, s.cols);
+        const std::vector<float> got_dx = dx.host();
+        if (copy) {
+          EXPECT_EQ(dx_copy.host(), got_dx) << "the copy is dx's bits";
+        }
+        if (!in_place) {
+          EXPECT_EQ(d_dy.host(), dy) << "dy untouched";
+        }
+        Expected want_dx;
+        std::vector<double> sum_gamma(dgamma0.begin(), dgamma0.end()), sum_beta(dbeta0.begin(), dbeta0.end());
+        std::vector<double> abs_gamma(s.cols), abs_beta(s.cols);
+        for (std::int64_t r = 0; r < s.rows; ++r) {
+          const float* xr = &ln.x[r * s.cols];
+          const float* dyr = &dy[r * s.cols];
+          auto xhat = [&](int c) { return (xr[c] - static_cast<double>(mean[r])) * rstd[r]; };
+          double mean_g = 0, mean_gx = 0, abs_g = 0, abs_gx = 0;
+          for (int c = 0; c < s.cols; ++c) {
+            const double g = static_cast<double>(dyr[c]) * ln.gamma[c];
+            mean_g += g / s.cols, mean_gx += g * xhat(c) / s.cols;
+            abs_g += std::abs(g) / s.cols, abs_gx += std::abs(g * xhat(c)) / s.cols;
+            sum_gamma[c] += dyr[c] * xhat(c), abs_gamma[c] += std::abs(dyr[c] * xhat(c));
+            sum_beta[c] += dyr[c], abs_beta[c] += std::abs(dyr[c]);
+          }
+          for (int c = 0; c < s.cols; ++c) {
+            const double g = static_cast<double>(dyr[c]) * ln.gamma[c];
+            want_dx.add(rstd[r] * (g - mean_g - xhat(c) * mean_gx),
+                        (s.cols + 8) * kU32 * rstd[r] * (std::abs(g) + abs_g + std::abs(xhat(c)) * abs_gx));
+          }
+        }
+        Expected want_dgamma, want_dbeta;
+        for (int c = 0; c < s.cols; ++c) {
+          want_dgamma.add(sum_gamma[c], (s.rows + 8) * kU32 * (std::abs(dgamma0[c]) + abs_gamma[c]));
+          want_dbeta.add(sum_beta[c], (s.rows + 1) * kU32 * (std::abs(dbeta0[c]) + abs_beta[c]));
+        }
+        want_dx.check(got_dx, "dx");
+        want_dgamma.check(dgamma.host(), "dgamma");
+        want_dbeta.check(dbeta.host(), "dbeta");
       }
-      for (int c = 0; c < s.cols; ++c) {
-        const double g = static_cast<double>(dyr[c]) * ln.gamma[c];
-        want_dx.add(rstd[r] * (g - mean_g - xhat(c) * mean_gx),
-                    (s.cols + 8) * kU32 * rstd[r] * (std::abs(g) + abs_g + std::abs(xhat(c)) * abs_gx));
-      }
-    }
-    Expected want_dgamma, want_dbeta;
-    for (int c = 0; c < s.cols; ++c) {
-      want_dgamma.add(sum_gamma[c], (s.rows + 8) * kU32 * (std::abs(dgamma0[c]) + abs_gamma[c]));
-      want_dbeta.add(sum_beta[c], (s.rows + 1) * kU32 * (std::abs(dbeta0[c]) + abs_beta[c]));
-    }
-    want_dx.check(dx.host(), "dx");
-    want_dgamma.check(dgamma.host(), "dgamma");
-    want_dbeta.check(dbeta.host(), "dbeta");
-  }
 }
 
 // ---- Attention.
@@ -1270,12 +1330,23 @@ void attention_case(Backend& be, bool backward) {
             }
         if (!backward) {
           Guarded<float> probs(be, a.probs_size()), out(be, static_cast<std::int64_t>(ctx_n));
-          be.attention(a, mask, probs.data(), out.data());
+          be.attention(a, mask, probs.data(), out.data(), nullptr);
           Expected want_p, want_ctx;
           for (std::size_t i = 0; i < p.size(); ++i) want_p.add(p[i], p_tol[i]);  // masked: exactly 0
           for (std::size_t i = 0; i < ctx.size(); ++i) want_ctx.add(ctx[i], ctx_tol[i]);
-          want_p.check(probs.host(), "probs");
-          want_ctx.check(out.host(), "ctx");
+          const std::vector<float> got_p = probs.host(), got_ctx = out.host();
+          want_p.check(got_p, "probs");
+          want_ctx.check(got_ctx, "ctx");
+          // The context asked for in bf16: the same probabilities, the context rounded as an
+          // independent rule rounds the float one (the float buffer scratch).
+          Guarded<float> probs2(be, a.probs_size()), scratch(be, static_cast<std::int64_t>(ctx_n));
+          Guarded<Bf16> ctx16(be, static_cast<std::int64_t>(ctx_n));
+          be.attention(a, mask, probs2.data(), scratch.data(), ctx16.data());
+          EXPECT_EQ(probs2.host(), got_p) << "probs with the context rounded";
+          const std::vector<Bf16> got16 = ctx16.host();
+          scratch.host();  // (its guards)
+          for (std::size_t i = 0; i < ctx_n; ++i)
+            ASSERT_EQ(got16[i], testing::bf16_bits(got_ctx[i])) << "ctx rounded, element " << i;
           continue;
         }
         // Backward, from the reference's probabilities as floats.

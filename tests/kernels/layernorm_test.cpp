@@ -24,7 +24,8 @@ TEST_P(LayerNormTest, HandWorkedRow) {
   auto gamma = testing::to_device(be, std::vector<float>{1, 2, 1, 1});
   auto beta = testing::to_device(be, std::vector<float>{0, 0, 0, 10});
   DeviceBuffer<float> y(be, 4), mean(be, 1), rstd(be, 1);
-  be.layernorm(x.data(), gamma.data(), beta.data(), y.data(), mean.data(), rstd.data(), 1, 4, kEps);
+  be.layernorm(x.data(), nullptr, gamma.data(), beta.data(), nullptr, y.data(), nullptr, mean.data(), rstd.data(), 1, 4,
+               kEps);
   const double rs = 1 / std::sqrt(1.25 + 1e-5);
   auto got = testing::to_host(be, y);
   EXPECT_NEAR(got[0], -1.5 * rs, 1e-6);
@@ -64,12 +65,13 @@ TEST_P(LayerNormTest, GradientsMatchFiniteDifferences) {
 
   auto dx_ = testing::to_device(be, x), dg = testing::to_device(be, gamma), db = testing::to_device(be, beta);
   DeviceBuffer<float> y(be, rows * cols), mean(be, rows), rstd(be, rows), dx(be, rows * cols);
-  be.layernorm(dx_.data(), dg.data(), db.data(), y.data(), mean.data(), rstd.data(), rows, cols, kEps);
+  be.layernorm(dx_.data(), nullptr, dg.data(), db.data(), nullptr, y.data(), nullptr, mean.data(), rstd.data(), rows,
+               cols, kEps);
   auto dy = testing::to_device(be, w);
   // dgamma/dbeta accumulate: start from 1 to check they add rather than overwrite.
   auto dgamma = testing::to_device(be, std::vector<float>(cols, 1.0f));
   auto dbeta = testing::to_device(be, std::vector<float>(cols, 1.0f));
-  be.layernorm_backward(dy.data(), dx_.data(), mean.data(), rstd.data(), dg.data(), dx.data(), dgamma.data(),
+  be.layernorm_backward(dy.data(), dx_.data(), mean.data(), rstd.data(), dg.data(), dx.data(), nullptr, dgamma.data(),
                         dbeta.data(), rows, cols);
   auto gx = testing::to_host(be, dx), gg = testing::to_host(be, dgamma), gb = testing::to_host(be, dbeta);
   for (int i = 0; i < rows * cols; ++i) EXPECT_NEAR(gx[i], expected[i], 2e-5) << "dx " << i;

@@ -113,7 +113,7 @@ MatrixRef transposed(MatrixRef x) {
 
 // The batched route: attention as it was before the fused kernel, and for blocks too large for it.
 void batched_forward(MatmulPrecision precision, const AttentionBlocks& a, const AttentionMask& mask, float* probs,
-                     float* ctx) {
+                     float* ctx, Bf16* ctx_rounded) {
   const std::int64_t block = static_cast<std::int64_t>(a.queries) * a.keys;
   const int ld_ctx = a.heads * a.d_v;
   const GemmBatch scores{a.batch, a.heads, a.q_stride, a.d_k, a.k_stride, a.d_k, a.heads * block, block};
@@ -123,6 +123,7 @@ void batched_forward(MatmulPrecision precision, const AttentionBlocks& a, const 
       a.batch, a.heads, a.heads * block, block, a.v_stride, a.d_v, static_cast<std::int64_t>(a.queries) * ld_ctx,
       a.d_v};
   matmul(precision, a.queries, a.d_v, a.keys, 1.0f, f32_matrix(probs, a.keys), a.v, 0.0f, ctx, ld_ctx, &context);
+  if (ctx_rounded) to_bf16(ctx, static_cast<std::int64_t>(a.batch) * a.queries * ld_ctx, ctx_rounded);
 }
 
 void batched_backward(MatmulPrecision precision, const AttentionBlocks& a, const float* probs, const float* dctx,
@@ -154,15 +155,15 @@ void batched_backward(MatmulPrecision precision, const AttentionBlocks& a, const
 
 }  // namespace
 
-void attention(MatmulPrecision precision, const AttentionBlocks& a, const AttentionMask& mask, float* probs,
-               float* ctx) {
+void attention(MatmulPrecision precision, const AttentionBlocks& a, const AttentionMask& mask, float* probs, float* ctx,
+               Bf16* ctx_rounded) {
   if (a.batch == 0 || a.heads == 0 || a.queries == 0) return;
-  if (!fused(a)) return batched_forward(precision, a, mask, probs, ctx);
+  if (!fused(a)) return batched_forward(precision, a, mask, probs, ctx, ctx_rounded);
   const std::int64_t block = static_cast<std::int64_t>(a.queries) * a.keys;
   const int ld_ctx = a.heads * a.d_v;
   const float scale = score_scale(a);
-  const auto ctx_at = [&](const Block& x) {
-    return ctx + static_cast<std::int64_t>(x.b) * a.queries * ld_ctx + x.h * a.d_v;
+  const auto ctx_offset = [&](const Block& x) {
+    return static_cast<std::int64_t>(x.b) * a.queries * ld_ctx + x.h * a.d_v;
   };
   for_each_block(precision, a, [&](const Block& x, const BlockProducts& product, const Block& next) {
     prefetch_head(next.q, a.queries, a.d_k);
@@ -173,10 +174,19 @@ void attention(MatmulPrecision precision, const AttentionBlocks& a, const Attent
         p, a.queries, a.keys, [&](int r) { return query_keys(mask, x.b, r, a.keys); }, scale);
     prefetch_head(next.v, a.keys, a.d_v);
     prefetch_rows(probs + next.i * block, 1, 0, block * 4, true);
-    prefetch_rows(ctx_at(next), a.queries, ld_ctx * 4, a.d_v * 4, true);
+    if (ctx_rounded)
+      prefetch_rows(ctx_rounded + ctx_offset(next), a.queries, ld_ctx * 2, a.d_v * 2, true);
+    else
+      prefetch_rows(ctx + ctx_offset(next), a.queries, ld_ctx * 4, a.d_v * 4, true);
     thread_local std::vector<Bf16> p16;
     const MatrixRef p_operand = operand(p, a.queries, a.keys, product.in_bf16(DType::f32, a.v.dtype), p16);
-    product(a.queries, a.d_v, a.keys, p_operand, x.v, ctx_at(x), ld_ctx);  // ctx = P·V
+    if (!ctx_rounded) return product(a.queries, a.d_v, a.keys, p_operand, x.v, ctx + ctx_offset(x), ld_ctx);  // P·V
+    // Rounded: the block's context in the thread's own scratch (in L1), then its rows in bf16
+    // straight into place: the float context never goes to memory.
+    thread_local std::vector<float> ctx_block;
+    ctx_block.resize(static_cast<std::size_t>(a.queries) * a.d_v);
+    product(a.queries, a.d_v, a.keys, p_operand, x.v, ctx_block.data(), a.d_v);
+    convert_to_bf16(ctx_block.data(), a.queries, a.d_v, a.d_v, ctx_rounded + ctx_offset(x), ld_ctx);
   });
 }
 

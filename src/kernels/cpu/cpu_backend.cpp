@@ -39,8 +39,9 @@ class CpuBackend final : public Backend {
                    Bf16* rounded) override {
     cpu::matmul_bias(precision_, m, n, k, a, b, bias, relu, c, rounded);
   }
-  void attention(const AttentionBlocks& a, const AttentionMask& mask, float* probs, float* ctx) override {
-    cpu::attention(precision_, a, mask, probs, ctx);
+  void attention(const AttentionBlocks& a, const AttentionMask& mask, float* probs, float* ctx,
+                 Bf16* ctx_rounded) override {
+    cpu::attention(precision_, a, mask, probs, ctx, ctx_rounded);
   }
   void attention_backward(const AttentionBlocks& a, const float* probs, const float* dctx, float* dscores, float* dq,
                           float* dk, float* dv) override {

@@ -1,34 +1,53 @@
 // Layer normalisation y = gamma · (x - mean) · rstd + beta over each row, and its gradient.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "kernels/cpu/bf16_conversion.h"
 #include "kernels/cpu/ops.h"
 
 namespace attn::cpu {
 
-void layernorm(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
-               std::int64_t rows, int cols, float eps) {
-#pragma omp parallel for schedule(static) if (rows > 16)
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const float* xr = x + r * cols;
-    float* yr = y + r * cols;
-    float sum = 0;
-#pragma omp simd reduction(+ : sum)
-    for (int c = 0; c < cols; ++c) sum += xr[c];
-    const float mu = sum / cols;
-    float var = 0;
-#pragma omp simd reduction(+ : var)
-    for (int c = 0; c < cols; ++c) var += (xr[c] - mu) * (xr[c] - mu);
-    const float rs = 1.0f / std::sqrt(var / cols + eps);
+void layernorm(const float* x, const float* residual, const float* gamma, const float* beta, float* sum, float* y,
+               Bf16* rounded, float* mean, float* rstd, std::int64_t rows, int cols, float eps) {
+  // The residual sum, the normalisation and the rounding on each row while it is in L1: three
+  // passes over the rows (add, layernorm, to_bf16) in one.
+#pragma omp parallel if (rows > 16)
+  {
+    // A row's sum where it is not kept (sum null): this thread's own row.
+    std::vector<float> row_buffer(residual && !sum ? cols : 0);
+#pragma omp for schedule(static)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const float* xr = x + r * cols;
+      if (residual) {
+        const float* rr = residual + r * cols;
+        float* sr = sum ? sum + r * cols : row_buffer.data();
 #pragma omp simd
-    for (int c = 0; c < cols; ++c) yr[c] = (xr[c] - mu) * rs * gamma[c] + beta[c];
-    if (mean) mean[r] = mu;
-    if (rstd) rstd[r] = rs;
+        for (int c = 0; c < cols; ++c) sr[c] = xr[c] + rr[c];
+        xr = sr;
+      } else if (sum && sum != x) {
+        std::copy(xr, xr + cols, sum + r * cols);
+      }
+      float* yr = y + r * cols;
+      float total = 0;
+#pragma omp simd reduction(+ : total)
+      for (int c = 0; c < cols; ++c) total += xr[c];
+      const float mu = total / cols;
+      float var = 0;
+#pragma omp simd reduction(+ : var)
+      for (int c = 0; c < cols; ++c) var += (xr[c] - mu) * (xr[c] - mu);
+      const float rs = 1.0f / std::sqrt(var / cols + eps);
+#pragma omp simd
+      for (int c = 0; c < cols; ++c) yr[c] = (xr[c] - mu) * rs * gamma[c] + beta[c];
+      if (rounded) round_to_bf16(yr, cols, rounded + r * cols);
+      if (mean) mean[r] = mu;
+      if (rstd) rstd[r] = rs;
+    }
   }
 }
 
 void layernorm_backward(const float* dy, const float* x, const float* mean, const float* rstd, const float* gamma,
-                        float* dx, float* dgamma, float* dbeta, std::int64_t rows, int cols) {
+                        float* dx, float* dx_copy, float* dgamma, float* dbeta, std::int64_t rows, int cols) {
   // dgamma and dbeta are sums over rows: each of a fixed number of row chunks sums into its own
   // partial, then the partials are added in order (same result on any thread count).
   // Reused across calls (no allocation per step); workers use the raw pointer, not the vector.
@@ -63,6 +82,7 @@ void layernorm_backward(const float* dy, const float* x, const float* mean, cons
         const float xhat = (xr[c] - mu) * rs;
         dxr[c] = rs * (dyr[c] * gamma[c] - mean_g - xhat * mean_gx);
       }
+      if (dx_copy) std::copy(dxr, dxr + cols, dx_copy + r * cols);
     }
   }
   for (int ch = 0; ch < kReductionChunks; ++ch) {

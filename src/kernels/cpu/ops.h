@@ -56,8 +56,8 @@ void quantize_rows(const float* x, std::int64_t rows, int cols, std::int64_t ld,
 
 // Backend::attention and attention_backward, fused per (sentence, head) block (attention.cpp);
 // precision as matmul's.
-void attention(MatmulPrecision precision, const AttentionBlocks& a, const AttentionMask& mask, float* probs,
-               float* ctx);
+void attention(MatmulPrecision precision, const AttentionBlocks& a, const AttentionMask& mask, float* probs, float* ctx,
+               Bf16* ctx_rounded);
 void attention_backward(MatmulPrecision precision, const AttentionBlocks& a, const float* probs, const float* dctx,
                         float* dscores, float* dq, float* dk, float* dv);
 
@@ -77,10 +77,10 @@ double sum_squares(const float* x, std::int64_t n);
 
 void dropout(const float* x, float* y, std::int64_t n, float p, std::uint64_t seed);
 
-void layernorm(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
-               std::int64_t rows, int cols, float eps);
+void layernorm(const float* x, const float* residual, const float* gamma, const float* beta, float* sum, float* y,
+               Bf16* rounded, float* mean, float* rstd, std::int64_t rows, int cols, float eps);
 void layernorm_backward(const float* dy, const float* x, const float* mean, const float* rstd, const float* gamma,
-                        float* dx, float* dgamma, float* dbeta, std::int64_t rows, int cols);
+                        float* dx, float* dx_copy, float* dgamma, float* dbeta, std::int64_t rows, int cols);
 
 void cached_attention(const CachedAttention& a, float* probs, float* ctx);
 // Steps of attention and attention_backward (not Backend operations): scores [batch, heads, tq, tk]
