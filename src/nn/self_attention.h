@@ -42,8 +42,9 @@ struct SelfAttention {
     float* ctx = nullptr;    // [B·T, h·d_v]; may be shared: backward recomputes it from probs and V
     RowBuffer kept;          // what attention reads in both passes: qkv, or its bf16 copy (nn::keep)
     bool own_probs = false;  // probs and ctx are this layer's alone: backward reads them as forward left them
-    // With own_probs and bf16 activations: ctx rounded to bf16 as the output product reads it, in
-    // both passes (rounded once); null otherwise.
+    // With own_probs and bf16 activations: the context in bf16 as the output product reads it, in
+    // both passes (attention writes it there only: ctx is then scratch, its contents unspecified);
+    // null otherwise.
     Bf16* ctx_rounded = nullptr;
   };
 
