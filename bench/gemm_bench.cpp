@@ -198,7 +198,7 @@ int run(std::vector<std::pair<int, int>> sizes, int rows, int sentences) {
           [&] { attn::cpu::attention(precision, a, attn::AttentionMask{}, probs.data(), ctx.data(), nullptr); });
       const double backward = median_seconds([&] {
         attn::cpu::attention_backward(precision, a, probs.data(), dctx.data(), dprobs.data(), dqkv.data(),
-                                      dqkv.data() + hd, dqkv.data() + 2 * hd);
+                                      dqkv.data() + hd, dqkv.data() + 2 * hd, nullptr);
       });
       const double flop = 2.0 * B * H * T * T * (2 * dk);
       std::printf("attention %s %dx%d blocks of %dx%dx%d  fused forward %4.0f GFLOP/s  backward %4.0f GFLOP/s\n",

@@ -12,7 +12,10 @@
 // and the step's ceiling on this machine: the time of its matrix products, each timed alone at its own shape,
 // operand types and layouts (as gemm_bench times them), with attention's per-(sentence, head) products at the rate
 // of the large ones (what a fused attention kernel aims for) — products_ms, ceiling_ms and at_ceiling = ceiling /
-// step, the share of the step's time its products would need.
+// step, the share of the step's time its products would need. The ceiling is read after every step (every round
+// of --varied batches), each product the faster of two runs after one that warms its operands; at_ceiling is the
+// median of each round's ceiling over its own time, so that a neighbour's burst on a shared host, which slows a
+// step and the products beside it alike, does not move it.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -20,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -59,93 +63,124 @@ double step_gemm_flops(const attn::ModelConfig& c, int B, int S, int T) {
   return 2 * f * 3;  // multiply-adds → FLOPs; forward + backward (2×)
 }
 
-// The median time of one product alone, on operands of its shape, types and layouts.
-double product_seconds(attn::Backend& be, const attn::ProfilingBackend::Product& p) {
-  // Elements spanned by an operand: stored rows × ld, the last row only to its end, plus the batch's offsets.
-  auto span = [](std::int64_t rows, std::int64_t cols, std::int64_t ld, std::int64_t outer_stride,
-                 std::int64_t inner_stride, const attn::GemmBatch& b, bool batched) {
-    std::int64_t n = (rows - 1) * ld + cols;
-    if (batched) n += (b.outer - 1) * outer_stride + (b.inner - 1) * inner_stride;
-    return n;
-  };
-  auto operand = [&](const attn::MatrixRef& r, int rows, int cols, std::int64_t outer, std::int64_t inner,
-                     std::vector<void*>& owned) {
-    const bool t = r.trans == attn::Trans::Yes;
-    const std::int64_t n = span(t ? cols : rows, t ? rows : cols, r.ld, outer, inner, p.batch, p.batched);
-    auto* f = static_cast<float*>(be.allocate(n * sizeof(float)));
-    owned.push_back(f);
-    be.fill(f, n, 0.01f);
-    attn::MatrixRef out = r;
-    out.data = f;
-    if (r.dtype == attn::DType::bf16) {
-      auto* h = static_cast<attn::Bf16*>(be.allocate(n * sizeof(attn::Bf16)));
-      owned.push_back(h);
-      be.to_bf16(f, n, h);
-      out.data = h;
-    } else if (r.dtype == attn::DType::f32 && r.rounded) {  // its rounding at hand, as the step has it
-      auto* h = static_cast<attn::Bf16*>(be.allocate(n * sizeof(attn::Bf16)));
-      owned.push_back(h);
-      be.to_bf16(f, n, h);
-      out.rounded = h;
-    } else if (r.dtype != attn::DType::f32) {
-      throw std::runtime_error("train_step_bench: a training product with an operand of type " +
-                               std::string(attn::to_string(r.dtype)));
-    }
-    return out;
-  };
-  std::vector<void*> owned;
-  const attn::MatrixRef a = operand(p.a, p.m, p.k, p.batch.a_outer, p.batch.a_inner, owned);
-  const attn::MatrixRef b = operand(p.b, p.k, p.n, p.batch.b_outer, p.batch.b_inner, owned);
-  const std::int64_t cn = span(p.m, p.n, p.ldc, p.batch.c_outer, p.batch.c_inner, p.batch, p.batched);
-  auto* c = static_cast<float*>(be.allocate(cn * sizeof(float)));
-  owned.push_back(c);
-  be.fill(c, cn, 0);
-  std::vector<double> t;
-  for (int i = 0; i < 6; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    be.matmul(p.m, p.n, p.k, p.alpha, a, b, p.beta, c, p.ldc, p.batched ? &p.batch : nullptr);
-    if (i > 0) t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+// One of a step's products alone, on operands of its shape, types and layouts (allocated once).
+class ProductTimer {
+ public:
+  ProductTimer(attn::Backend& be, const attn::ProfilingBackend::Product& p) : be_(be), p_(p) {
+    // Elements spanned by an operand: stored rows × ld, the last row only to its end, plus the batch's offsets.
+    auto span = [&](std::int64_t rows, std::int64_t cols, std::int64_t ld, std::int64_t outer_stride,
+                    std::int64_t inner_stride) {
+      std::int64_t n = (rows - 1) * ld + cols;
+      if (p.batched) n += (p.batch.outer - 1) * outer_stride + (p.batch.inner - 1) * inner_stride;
+      return n;
+    };
+    auto operand = [&](const attn::MatrixRef& r, int rows, int cols, std::int64_t outer, std::int64_t inner) {
+      const bool t = r.trans == attn::Trans::Yes;
+      const std::int64_t n = span(t ? cols : rows, t ? rows : cols, r.ld, outer, inner);
+      auto* f = static_cast<float*>(allocate(n * sizeof(float)));
+      be.fill(f, n, 0.01f);
+      attn::MatrixRef out = r;
+      out.data = f;
+      if (r.dtype == attn::DType::bf16) {
+        auto* h = static_cast<attn::Bf16*>(allocate(n * sizeof(attn::Bf16)));
+        be.to_bf16(f, n, h);
+        out.data = h;
+      } else if (r.dtype == attn::DType::f32 && r.rounded) {  // its rounding at hand, as the step has it
+        auto* h = static_cast<attn::Bf16*>(allocate(n * sizeof(attn::Bf16)));
+        be.to_bf16(f, n, h);
+        out.rounded = h;
+      } else if (r.dtype != attn::DType::f32) {
+        throw std::runtime_error("train_step_bench: a training product with an operand of type " +
+                                 std::string(attn::to_string(r.dtype)));
+      }
+      return out;
+    };
+    a_ = operand(p.a, p.m, p.k, p.batch.a_outer, p.batch.a_inner);
+    b_ = operand(p.b, p.k, p.n, p.batch.b_outer, p.batch.b_inner);
+    const std::int64_t cn = span(p.m, p.n, p.ldc, p.batch.c_outer, p.batch.c_inner);
+    c_ = static_cast<float*>(allocate(cn * sizeof(float)));
+    be.fill(c_, cn, 0);
   }
-  for (void* x : owned) be.deallocate(x);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+  ~ProductTimer() {
+    for (void* x : owned_) be_.deallocate(x);
+  }
+  ProductTimer(const ProductTimer&) = delete;
+  ProductTimer& operator=(const ProductTimer&) = delete;
+
+  // The faster of two runs on warm operands (a run before them warms them).
+  double seconds() {
+    double fastest = 0;
+    for (int i = 0; i < 3; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      be_.matmul(p_.m, p_.n, p_.k, p_.alpha, a_, b_, p_.beta, c_, p_.ldc, p_.batched ? &p_.batch : nullptr);
+      const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (i == 1 || (i > 1 && t < fastest)) fastest = t;
+    }
+    return fastest;
+  }
+
+ private:
+  void* allocate(std::size_t bytes) { return owned_.emplace_back(be_.allocate(bytes)); }
+  attn::Backend& be_;
+  attn::ProfilingBackend::Product p_;
+  attn::MatrixRef a_, b_;
+  float* c_ = nullptr;
+  std::vector<void*> owned_;
+};
 
 struct Ceiling {
   double product_seconds = 0;  // the single products, each alone
   double seconds = 0;          // and attention's FLOPs at their rate
 };
 
-// The step's ceiling from the products of one step (identical ones timed once): every single product
-// at its own rate alone, and the rest of the step's product FLOPs (attention's scores and contexts,
-// batched or fused) at the single products' overall rate.
-Ceiling step_ceiling(attn::Backend& be, const std::vector<attn::ProfilingBackend::Product>& products,
-                     double step_flops) {
-  using Key = std::tuple<int, int, int, int, int, std::int64_t, std::int64_t, int, int, int>;
-  std::map<Key, std::pair<const attn::ProfilingBackend::Product*, int>> distinct;
-  for (const auto& p : products) {
-    if (p.batched) continue;
-    const Key key{p.m,
-                  p.n,
-                  p.k,
-                  static_cast<int>(p.a.dtype) * 2 + (p.a.trans == attn::Trans::Yes),
-                  static_cast<int>(p.b.dtype) * 2 + (p.b.trans == attn::Trans::Yes),
-                  p.a.ld,
-                  p.b.ld,
-                  p.ldc,
-                  p.beta != 0,
-                  (p.a.rounded != nullptr) * 2 + (p.b.rounded != nullptr)};
-    auto [it, fresh] = distinct.try_emplace(key, &p, 0);
-    ++it->second.second;
+// The ceiling of a step of one batch, from its products (identical ones timed once): every single
+// product at its own rate alone, and the rest of the step's product FLOPs (attention's scores and
+// contexts, batched or fused) at the single products' overall rate. Read between the timed steps,
+// so that a reading and the steps beside it share the host's state (a neighbour's burst on a
+// shared machine slows both, and their ratio holds).
+class StepCeiling {
+ public:
+  StepCeiling(attn::Backend& be, const std::vector<attn::ProfilingBackend::Product>& products, double step_flops)
+      : step_flops_(step_flops) {
+    using Key = std::tuple<int, int, int, int, int, std::int64_t, std::int64_t, int, int, int>;
+    std::map<Key, std::pair<const attn::ProfilingBackend::Product*, int>> distinct;
+    for (const auto& p : products) {
+      if (p.batched) continue;
+      const Key key{p.m,
+                    p.n,
+                    p.k,
+                    static_cast<int>(p.a.dtype) * 2 + (p.a.trans == attn::Trans::Yes),
+                    static_cast<int>(p.b.dtype) * 2 + (p.b.trans == attn::Trans::Yes),
+                    p.a.ld,
+                    p.b.ld,
+                    p.ldc,
+                    p.beta != 0,
+                    (p.a.rounded != nullptr) * 2 + (p.b.rounded != nullptr)};
+      auto [it, fresh] = distinct.try_emplace(key, &p, 0);
+      ++it->second.second;
+    }
+    for (const auto& [key, entry] : distinct) {
+      timers_.push_back({std::make_unique<ProductTimer>(be, *entry.first), entry.second});
+      single_flops_ += entry.second * entry.first->flops();
+    }
   }
-  Ceiling out;
-  double single_flops = 0;
-  for (const auto& [key, entry] : distinct) {
-    out.product_seconds += entry.second * product_seconds(be, *entry.first);
-    single_flops += entry.second * entry.first->flops();
+
+  Ceiling read() {
+    Ceiling out;
+    for (auto& [timer, count] : timers_) out.product_seconds += count * timer->seconds();
+    out.seconds =
+        out.product_seconds + std::max(0.0, step_flops_ - single_flops_) * out.product_seconds / single_flops_;
+    return out;
   }
-  out.seconds = out.product_seconds + std::max(0.0, step_flops - single_flops) * out.product_seconds / single_flops;
-  return out;
+
+ private:
+  std::vector<std::pair<std::unique_ptr<ProductTimer>, int>> timers_;
+  double step_flops_ = 0, single_flops_ = 0;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
 }
 
 const char* const kAbout =
@@ -154,7 +189,7 @@ smoothing on) on a batch of sentence pairs x (32 + 32) tokens, per model preset 
 Prints target tokens/s, the median and fastest step, the GEMM FLOP rate, peak memory, and the step's
 ceiling on this machine: products_ms (one step's matrix products, each timed alone at its own shape,
 types and layouts), ceiling_ms (with attention's per-(sentence, head) products at their rate) and
-at_ceiling = ceiling / step. --varied N times N batches of varying widths and row counts, as the
+at_ceiling = ceiling / step, the ceiling read after every step (median of the rounds' ratios). --varied N times N batches of varying widths and row counts, as the
 trainer makes them, in whole rounds (--steps / N, default 3): the figures are then the median
 round's, per batch. --profile adds the time of every kernel.)";
 
@@ -228,54 +263,61 @@ int run(std::vector<std::string> presets, bool profile, attn::MatmulPrecision pr
     };
     // Warm-up: allocations, oneDNN kernels (every batch's shapes once, as a trainer after its first epoch).
     for (std::size_t i = 0; i < batches.size(); ++i) step(static_cast<int>(i));
-    profiler.reset();
-    // One batch: the median step (this machine's two cores are shared, and a neighbour's burst would
-    // pull a mean down) and the fastest, for comparing two builds on a noisy host. Varied batches:
-    // every batch as often (whole rounds): the median round and the fastest.
-    const int default_steps = preset == "base" ? 7 : 15;
-    const int rounds = varied == 0 ? 1 : timed_steps > 0 ? std::max(1, timed_steps / varied) : 3;
-    const int steps = varied == 0 ? (timed_steps > 0 ? timed_steps : default_steps) : rounds * varied;
-    std::vector<double> times;
-    const long faults_before = page_faults();
-    for (int i = 1; i <= steps; ++i) {
-      const auto t0 = std::chrono::steady_clock::now();
-      step(i);
-      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    const double faults_per_step = double(page_faults() - faults_before) / steps;
+    const double peak_mb = peak_rss_mb();  // before the ceiling's model and operands below
     // Target tokens (padded) and products' FLOPs of each batch.
     std::vector<double> tokens, flops;
     for (const auto& b : batches) {
       tokens.push_back(double(b.B) * b.T);
       flops.push_back(step_gemm_flops(c, b.B, b.S, b.T));
     }
-    double secs = 0, fastest = 0, step_tokens = 0, step_flops = 0;  // a step's (one batch) or a round's (all)
-    if (varied == 0) {
-      std::vector<double> sorted = times;
-      std::sort(sorted.begin(), sorted.end());
-      secs = sorted[sorted.size() / 2], fastest = sorted.front(), step_tokens = tokens[0], step_flops = flops[0];
-    } else {
-      std::vector<double> round_times(static_cast<std::size_t>(rounds), 0.0);
-      for (int i = 0; i < steps; ++i)
-        round_times[static_cast<std::size_t>(i / varied)] += times[static_cast<std::size_t>(i)];
-      std::sort(round_times.begin(), round_times.end());
-      secs = round_times[round_times.size() / 2], fastest = round_times.front();
-      for (int i = 0; i < varied; ++i) step_tokens += tokens[i], step_flops += flops[i];
-    }
-    const double peak_mb = peak_rss_mb();  // before the probe below
     // Each batch's products, recorded on a model of the same shapes (the timed model calls no profiler
-    // unless --profile asks for it), and its ceiling.
-    Ceiling ceiling;
+    // unless --profile asks for it), for its ceiling.
+    std::vector<std::unique_ptr<StepCeiling>> ceilings;
     for (std::size_t i = 0; i < batches.size(); ++i) {
       attn::ProfilingBackend recorder(backend);
       attn::Transformer probe(c, recorder);
       probe.initialize(1);
       probe.zero_gradients();
       probe.forward_backward(batches[i].view(), attn::nn::Dropout{c.dropout, 0}, 1.0f / (batches[i].B * batches[i].T));
-      const Ceiling one = step_ceiling(backend, recorder.products(), flops[i]);
-      ceiling.product_seconds += one.product_seconds;
-      ceiling.seconds += one.seconds;
+      ceilings.push_back(std::make_unique<StepCeiling>(backend, recorder.products(), flops[i]));
     }
+    profiler.reset();
+    // In rounds: one step (one batch), or every batch once (varied batches); then the ceiling read
+    // once. The figures: the median round (this machine's two cores are shared, and a neighbour's
+    // burst would pull a mean down) and the fastest, for comparing two builds on a noisy host; the
+    // median ceiling reading; and at_ceiling as the median of each round's ceiling over its time.
+    const int default_steps = preset == "base" ? 7 : 15;
+    const int rounds = varied == 0 ? (timed_steps > 0 ? timed_steps : default_steps)
+                                   : (timed_steps > 0 ? std::max(1, timed_steps / varied) : 3);
+    const int per_round = varied == 0 ? 1 : varied;
+    std::vector<double> round_times, product_readings, ceiling_readings, shares;
+    long faults = 0;
+    for (int r = 0; r < rounds; ++r) {
+      const long faults_before = page_faults();
+      double round_time = 0;
+      for (int j = 0; j < per_round; ++j) {
+        const auto t0 = std::chrono::steady_clock::now();
+        step(1 + r * per_round + j);
+        round_time += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      }
+      faults += page_faults() - faults_before;
+      Ceiling ceiling;
+      for (auto& one : ceilings) {
+        const Ceiling reading = one->read();
+        ceiling.product_seconds += reading.product_seconds;
+        ceiling.seconds += reading.seconds;
+      }
+      round_times.push_back(round_time);
+      product_readings.push_back(ceiling.product_seconds);
+      ceiling_readings.push_back(ceiling.seconds);
+      shares.push_back(ceiling.seconds / round_time);
+    }
+    const int steps = rounds * per_round;
+    const double faults_per_step = double(faults) / steps;
+    double step_tokens = 0, step_flops = 0;  // a round's: one batch, or all
+    for (std::size_t i = 0; i < batches.size(); ++i) step_tokens += tokens[i], step_flops += flops[i];
+    const double secs = median(round_times);
+    const double fastest = *std::min_element(round_times.begin(), round_times.end());
     std::string shape = std::to_string(B) + "x(32+32)";
     if (varied > 0) {
       int rows_min = 1 << 30, rows_max = 0;
@@ -292,8 +334,8 @@ int run(std::vector<std::string> presets, bool profile, attn::MatmulPrecision pr
         preset.c_str(), attn::to_string(precision).c_str(), double(c.dropout), c.vocab_size, ema_decay,
         model.parameter_count() / 1e6, shape.c_str(), step_tokens / secs, secs * 1e3 / batches.size(),
         step_flops / secs / 1e9, peak_mb, model.workspace_bytes() / 1048576.0, fastest * 1e3 / batches.size(),
-        ceiling.product_seconds * 1e3 / batches.size(), ceiling.seconds * 1e3 / batches.size(),
-        100 * ceiling.seconds / secs, faults_per_step);
+        median(product_readings) * 1e3 / batches.size(), median(ceiling_readings) * 1e3 / batches.size(),
+        100 * median(shares), faults_per_step);
     if (profile) std::printf("%s", profiler.report().c_str());
     std::fflush(stdout);
   }

@@ -85,6 +85,15 @@ struct AttentionBlocks {
   std::int64_t probs_size() const { return static_cast<std::int64_t>(batch) * heads * queries * keys; }
 };
 
+// Attention's gradients as the products after it read them where the backend keeps bf16
+// activations: ∂q, ∂k and ∂v rounded to bf16 (as to_bf16 rounds), laid out like q, k and v, and the
+// q, k and v projections' bias gradients, each added the sum of its gradient's rows (each
+// sentence's rows summed in order, the sentences' sums then in order; null: not summed).
+struct RoundedAttentionGradients {
+  Bf16 *dq = nullptr, *dk = nullptr, *dv = nullptr;
+  float *dq_bias = nullptr, *dk_bias = nullptr, *dv_bias = nullptr;
+};
+
 // Attention of one new query per row over keys and values cached position by position
 // (incremental decoding), read through a table of which cached row holds each position, so that
 // beam search reorders hypotheses by rewriting the table instead of copying the cache.
@@ -289,9 +298,10 @@ class Backend {
                          Bf16* ctx_rounded) = 0;
   // Given the probabilities attention wrote and ∂L/∂ctx: ∂L/∂q, ∂L/∂k and ∂L/∂v, written into float
   // buffers laid out like q, k and v (the same ld and strides; the elements of the heads overwritten).
-  // dscores is scratch of probs' size.
+  // dscores is scratch of probs' size. Given `rounded`, the gradients go there instead (the float
+  // buffers are then scratch whose contents are left unspecified).
   virtual void attention_backward(const AttentionBlocks& a, const float* probs, const float* dctx, float* dscores,
-                                  float* dq, float* dk, float* dv) = 0;
+                                  float* dq, float* dk, float* dv, const RoundedAttentionGradients* rounded) = 0;
 
 #define ATTN_DECLARE_BACKEND_OP(ret, name, params, args) virtual ret name params = 0;
   ATTN_BACKEND_OPS(ATTN_DECLARE_BACKEND_OP)

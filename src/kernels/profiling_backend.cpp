@@ -49,10 +49,11 @@ void ProfilingBackend::attention(const AttentionBlocks& a, const AttentionMask& 
 }
 
 void ProfilingBackend::attention_backward(const AttentionBlocks& a, const float* probs, const float* dctx,
-                                          float* dscores, float* dq, float* dk, float* dv) {
+                                          float* dscores, float* dq, float* dk, float* dv,
+                                          const RoundedAttentionGradients* rounded) {
   // Four products: dV, dP, dQ and dK.
   time("attention_backward", 2 * attention_flops(a),
-       [&] { inner_.attention_backward(a, probs, dctx, dscores, dq, dk, dv); });
+       [&] { inner_.attention_backward(a, probs, dctx, dscores, dq, dk, dv, rounded); });
 }
 
 std::string ProfilingBackend::report() const {

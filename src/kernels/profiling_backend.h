@@ -56,7 +56,7 @@ class ProfilingBackend final : public Backend {
   void attention(const AttentionBlocks& a, const AttentionMask& mask, float* probs, float* ctx,
                  Bf16* ctx_rounded) override;
   void attention_backward(const AttentionBlocks& a, const float* probs, const float* dctx, float* dscores, float* dq,
-                          float* dk, float* dv) override;
+                          float* dk, float* dv, const RoundedAttentionGradients* rounded) override;
 
 #define ATTN_PROFILE_BACKEND_OP(ret, name, params, args)     \
   ret name params override {                                 \

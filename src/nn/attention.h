@@ -45,9 +45,12 @@ inline void attention_forward(Backend& be, const AttentionShape& s, HeadsView q,
 // Given probs (from attention_forward) and ∂L/∂ctx, writes ∂L/∂q, ∂L/∂k, ∂L/∂v into float buffers
 // laid out like q, k and v (same ld and batch stride, in elements; overwritten). dprobs is scratch
 // of probs' size.
+// Given rounded, the gradients go there in bf16 with the biases' gradients summed
+// (RoundedAttentionGradients; the float buffers then scratch).
 inline void attention_backward(Backend& be, const AttentionShape& s, HeadsView q, HeadsView k, HeadsView v,
-                               const float* probs, const float* dctx, float* dprobs, float* dq, float* dk, float* dv) {
-  be.attention_backward(attention_blocks(s, q, k, v), probs, dctx, dprobs, dq, dk, dv);
+                               const float* probs, const float* dctx, float* dprobs, float* dq, float* dk, float* dv,
+                               const RoundedAttentionGradients* rounded = nullptr) {
+  be.attention_backward(attention_blocks(s, q, k, v), probs, dctx, dprobs, dq, dk, dv, rounded);
 }
 
 }  // namespace attn::nn

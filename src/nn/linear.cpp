@@ -34,7 +34,6 @@ Activations Linear::forward_kept(Backend& be, Activations x, std::int64_t rows, 
 void Linear::backward(Backend& be, Activations x, Activations dy, std::int64_t rows, float* dx, bool accumulate_dx,
                       RowBuffer dy_read, Activations relu_y) const {
   ATTN_CHECK(weight.dtype == DType::f32, "a layer with int8 weights has no backward pass (inference only)");
-  const int r = static_cast<int>(rows);
   // g: the gradient as both products read it.
   Activations g = dy;
   ATTN_CHECK(!relu_y.data || (dy.dtype == DType::f32 && folds_relu(dy_read)),
@@ -52,8 +51,19 @@ void Linear::backward(Backend& be, Activations x, Activations dy, std::int64_t r
   } else if (bias) {
     be.bias_grad(static_cast<const float*>(dy.data), rows, out, bias_grad, nullptr, DType::f32, nullptr, DType::f32);
   }
-  be.matmul(out, in, r, 1.0f, g.matrix(out, Trans::Yes), x.matrix(in), 1.0f, weight_grad, in, nullptr);
-  if (dx) be.matmul(r, in, out, 1.0f, g.matrix(out), weight, accumulate_dx ? 1.0f : 0.0f, dx, in, nullptr);
+  weight_backward(be, x, g, rows);
+  if (dx) input_backward(be, g, rows, dx, accumulate_dx);
+}
+
+void Linear::weight_backward(Backend& be, Activations x, Activations g, std::int64_t rows) const {
+  ATTN_CHECK(weight.dtype == DType::f32, "a layer with int8 weights has no backward pass (inference only)");
+  be.matmul(out, in, static_cast<int>(rows), 1.0f, g.matrix(out, Trans::Yes), x.matrix(in), 1.0f, weight_grad, in,
+            nullptr);
+}
+
+void Linear::input_backward(Backend& be, Activations g, std::int64_t rows, float* dx, bool accumulate_dx) const {
+  ATTN_CHECK(weight.dtype == DType::f32, "a layer with int8 weights has no backward pass (inference only)");
+  be.matmul(static_cast<int>(rows), in, out, 1.0f, g.matrix(out), weight, accumulate_dx ? 1.0f : 0.0f, dx, in, nullptr);
 }
 
 }  // namespace attn::nn

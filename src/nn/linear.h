@@ -44,6 +44,11 @@ struct Linear {
   // Whether backward takes relu_y with this dy_read: the mask folds into the pass that rounds dy
   // and sums the bias (otherwise the caller applies relu_backward to dy first).
   bool folds_relu(RowBuffer dy_read) const { return bias && dy_read.dtype == DType::bf16 && dy_read.data; }
+  // backward's two products alone, for a gradient g given as they read it with the bias's gradient
+  // summed already (attention's, rounded to bf16 where it is computed): ∂W += gᵀ·x,
+  void weight_backward(Backend& be, Activations x, Activations g, std::int64_t rows) const;
+  // and dx = g·W, added to dx's contents if accumulate_dx.
+  void input_backward(Backend& be, Activations g, std::int64_t rows, float* dx, bool accumulate_dx) const;
 };
 
 }  // namespace attn::nn

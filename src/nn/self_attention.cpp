@@ -48,8 +48,22 @@ void SelfAttention::backward(Backend& be, Activations x, int batch, int length, 
   out.backward(be, ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false, scratch.dy_read);
   // ∂Q, ∂K and ∂V side by side like Q, K and V: one product each for ∂W_qkv and ∂x.
   float* dq = scratch.d_q;
-  attention_backward(be, shape(batch, length), v.q, v.k, v.v, cache.probs, scratch.d_ctx, scratch.d_probs, dq,
-                     dq + heads * d_k, dq + 2 * heads * d_k);
+  const int hk = heads * d_k;
+  if (scratch.dy_read.dtype == DType::bf16 && scratch.dy_read.data) {
+    // In bf16 as both products read them, the bias's gradient summed on the way (scratch.dy_read
+    // holds them; the float ones are never written).
+    Bf16* const g = static_cast<Bf16*>(scratch.dy_read.data);
+    float* const db = qkv.bias ? qkv.bias_grad : nullptr;
+    const RoundedAttentionGradients rounded{
+        g, g + hk, g + 2 * hk, db, db ? db + hk : nullptr, db ? db + 2 * hk : nullptr};
+    attention_backward(be, shape(batch, length), v.q, v.k, v.v, cache.probs, scratch.d_ctx, scratch.d_probs, dq,
+                       dq + hk, dq + 2 * hk, &rounded);
+    qkv.weight_backward(be, x, Activations(g), rows);
+    qkv.input_backward(be, Activations(g), rows, dx, /*accumulate_dx=*/true);
+    return;
+  }
+  attention_backward(be, shape(batch, length), v.q, v.k, v.v, cache.probs, scratch.d_ctx, scratch.d_probs, dq, dq + hk,
+                     dq + 2 * hk);
   qkv.backward(be, x, dq, rows, dx, /*accumulate_dx=*/true, scratch.dy_read);
 }
 

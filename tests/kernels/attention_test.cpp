@@ -140,7 +140,7 @@ TEST_P(FusedAttention, MatchesTheBatchedProductsWithTheSoftmaxBetween) {
     auto d = testing::to_device(be, std::vector<float>(host.size(), 0.0f));
     auto ds = testing::to_device(be, std::vector<float>(a.probs_size(), nan));
     be.attention_backward(a, probs.data(), dctx_dev.data(), ds.data(), d.data(), d.data() + s.heads * s.d_k,
-                          d.data() + 2 * s.heads * s.d_k);
+                          d.data() + 2 * s.heads * s.d_k, nullptr);
     expect_close(testing::to_host(be, d), testing::to_host(be, want_d), 1e-5, "dq, dk, dv");
   }
 }

@@ -1263,7 +1263,8 @@ AttentionData attention_data(Backend& be, const SoftmaxCase& c, int d_k, int d_v
 void attention_case(Backend& be, bool backward) {
   unsigned seed = 400;
   for (const SoftmaxCase& c : kSoftmaxCases)
-    for (const auto& [d_k, d_v] : {std::pair{8, 8}, std::pair{16, 5}, std::pair{64, 64}})
+    // (d_k 260: beyond kMaxSmallGemm, the batched route)
+    for (const auto& [d_k, d_v] : {std::pair{8, 8}, std::pair{16, 5}, std::pair{64, 64}, std::pair{260, 3}})
       for (DType dtype : {DType::f32, DType::bf16}) {
         SCOPED_TRACE(std::to_string(c.batch) + "x" + std::to_string(c.heads) + "x" + std::to_string(c.tq) + "x" +
                      std::to_string(c.tk) + (c.causal ? " causal" : "") + " window " + std::to_string(c.window) +
@@ -1358,7 +1359,7 @@ void attention_case(Backend& be, bool backward) {
         const auto q0 = random_values(q_n, seed + 8), k0 = random_values(k_n, seed + 9),
                    v0 = random_values(k_n, seed + 10);
         Guarded<float> dq(be, q0), dk(be, k0), dv(be, v0), dscores(be, a.probs_size());
-        be.attention_backward(a, d_p.data(), d_dctx.data(), dscores.data(), dq.data(), dk.data(), dv.data());
+        be.attention_backward(a, d_p.data(), d_dctx.data(), dscores.data(), dq.data(), dk.data(), dv.data(), nullptr);
         std::vector<double> want_dq(q0.begin(), q0.end()), tol_dq(q_n, 0), want_dk(k0.begin(), k0.end()),
             tol_dk(k_n, 0), want_dv(v0.begin(), v0.end()), tol_dv(k_n, 0);
         const double rp = 2 * r + r * r;  // two operands read rounded
@@ -1425,9 +1426,44 @@ void attention_case(Backend& be, bool backward) {
         Expected wq, wk, wv;
         for (std::size_t i = 0; i < q_n; ++i) wq.add(want_dq[i], tol_dq[i]);
         for (std::size_t i = 0; i < k_n; ++i) wk.add(want_dk[i], tol_dk[i]), wv.add(want_dv[i], tol_dv[i]);
-        wq.check(dq.host(), "dq");
-        wk.check(dk.host(), "dk");
-        wv.check(dv.host(), "dv");
+        const std::vector<float> got_dq = dq.host(), got_dk = dk.host(), got_dv = dv.host();
+        wq.check(got_dq, "dq");
+        wk.check(got_dk, "dk");
+        wv.check(got_dv, "dv");
+        // Asked for in bf16 with the biases' gradients: each gradient the independent rounding of
+        // the float one's, the elements outside the heads untouched; each bias gradient added the
+        // column sums of its gradient over all rows (in float: within (rows + 2)·u of Σ|x|).
+        Guarded<float> sq(be, static_cast<std::int64_t>(q_n)), sk(be, static_cast<std::int64_t>(k_n)),
+            sv(be, static_cast<std::int64_t>(k_n)), dscores2(be, a.probs_size());
+        Guarded<Bf16> rq(be, static_cast<std::int64_t>(q_n)), rk(be, static_cast<std::int64_t>(k_n)),
+            rv(be, static_cast<std::int64_t>(k_n));
+        const int hk = c.heads * d_k, hv = c.heads * d_v;
+        const auto bq0 = random_values(hk, seed + 11), bk0 = random_values(hk, seed + 12),
+                   bv0 = random_values(hv, seed + 13);
+        Guarded<float> bq(be, bq0), bk(be, bk0), bv(be, bv0);
+        const RoundedAttentionGradients rounded{rq.data(), rk.data(), rv.data(), bq.data(), bk.data(), bv.data()};
+        be.attention_backward(a, d_p.data(), d_dctx.data(), dscores2.data(), sq.data(), sk.data(), sv.data(), &rounded);
+        sq.host(), sk.host(), sv.host(), dscores2.host();  // (their guards; the contents are scratch)
+        const auto check_rounded = [&](const std::vector<Bf16>& got16, const std::vector<float>& f32, int rows,
+                                       int cols, const std::vector<float>& bias0, const std::vector<float>& bias,
+                                       const char* what) {
+          SCOPED_TRACE(what);
+          for (std::size_t i = 0; i < got16.size(); ++i) {
+            const bool head = static_cast<int>(i % d.ld) < cols;
+            ASSERT_EQ(got16[i], head ? testing::bf16_bits(f32[i]) : Bf16{0xFFFF}) << "element " << i;
+          }
+          for (int col = 0; col < cols; ++col) {
+            double sum = bias0[col], mag = std::abs(bias0[col]);
+            for (int row = 0; row < rows; ++row) {
+              const double x = f32[static_cast<std::size_t>(row) * d.ld + col];
+              sum += x, mag += std::abs(x);
+            }
+            EXPECT_NEAR(bias[col], sum, mag * (rows + 2) * kU32) << "bias gradient, column " << col;
+          }
+        };
+        check_rounded(rq.host(), got_dq, c.batch * c.tq, hk, bq0, bq.host(), "dq");
+        check_rounded(rk.host(), got_dk, c.batch * c.tk, hk, bk0, bk.host(), "dk");
+        check_rounded(rv.host(), got_dv, c.batch * c.tk, hv, bv0, bv.host(), "dv");
       }
 }
 void run_attention(Backend& be) { attention_case(be, false); }
@@ -1503,7 +1539,7 @@ struct OpSignature {
 // The operations backend.h declares apart from the list (each a pure virtual of Backend too).
 const OpSignature kOps[] = {ATTN_BACKEND_OPS(ATTN_OP_SIGNATURE) OpSignature{"matmul", "(m, n, k, a, b, batch)"},
                             OpSignature{"attention", "(a, mask, probs, ctx)"},
-                            OpSignature{"attention_backward", "(a, probs, dctx, dscores, dq, dk, dv)"}};
+                            OpSignature{"attention_backward", "(a, probs, dctx, dscores, dq, dk, dv, rounded)"}};
 #undef ATTN_OP_SIGNATURE
 
 bool covers(const OpCase& c, const OpSignature& op) {

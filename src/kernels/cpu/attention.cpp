@@ -8,6 +8,7 @@
 // the batched path's, which blocks over kMaxSmallGemm (or a build without AVX-512) still take.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "kernels/cpu/bf16_conversion.h"
@@ -111,6 +112,49 @@ MatrixRef transposed(MatrixRef x) {
   return x;
 }
 
+// The bias gradients' partial sums of RoundedAttentionGradients: a row of each (sentence, head)
+// block's column sums per sentence, the heads side by side (batch × heads·d, d = d_k or d_v), added
+// over the sentences in order by finish().
+struct BiasPartials {
+  std::vector<float> q, k, v;
+  BiasPartials(const AttentionBlocks& a, const RoundedAttentionGradients& r)
+      : q(r.dq_bias ? static_cast<std::size_t>(a.batch) * a.heads * a.d_k : 0),
+        k(r.dk_bias ? static_cast<std::size_t>(a.batch) * a.heads * a.d_k : 0),
+        v(r.dv_bias ? static_cast<std::size_t>(a.batch) * a.heads * a.d_v : 0) {}
+  static void add(const std::vector<float>& partial, int batch, int cols, float* bias) {
+    if (partial.empty()) return;
+    for (int c = 0; c < cols; ++c) {
+      float sum = partial[c];
+      for (int b = 1; b < batch; ++b) sum += partial[static_cast<std::size_t>(b) * cols + c];
+      bias[c] += sum;
+    }
+  }
+  void finish(const AttentionBlocks& a, const RoundedAttentionGradients& r) const {
+    add(q, a.batch, a.heads * a.d_k, r.dq_bias);
+    add(k, a.batch, a.heads * a.d_k, r.dk_bias);
+    add(v, a.batch, a.heads * a.d_v, r.dv_bias);
+  }
+};
+
+// One block's gradient (rows × cols, rows ld apart) rounded to bf16 into out (rows ld_out apart),
+// and its column sums (0 + row 0 + row 1 + ...) into sums where given.
+void round_and_sum(const float* x, int rows, int cols, std::int64_t ld, Bf16* out, std::int64_t ld_out, float* sums) {
+  if (sums) std::fill(sums, sums + cols, 0.0f);
+  for (int r = 0; r < rows; ++r) {
+    const float* row = x + r * ld;
+    if (sums) {
+#pragma omp simd
+      for (int c = 0; c < cols; ++c) sums[c] += row[c];
+    }
+    round_to_bf16(row, cols, out + r * ld_out);
+  }
+}
+
+// Where block (sentence b, head h) of a partial-sums row lives: null where there are none.
+float* partial_at(std::vector<float>& partial, int b, int heads, int h, int d) {
+  return partial.empty() ? nullptr : partial.data() + (static_cast<std::int64_t>(b) * heads + h) * d;
+}
+
 // The batched route: attention as it was before the fused kernel, and for blocks too large for it.
 void batched_forward(MatmulPrecision precision, const AttentionBlocks& a, const AttentionMask& mask, float* probs,
                      float* ctx, Bf16* ctx_rounded) {
@@ -127,7 +171,7 @@ void batched_forward(MatmulPrecision precision, const AttentionBlocks& a, const 
 }
 
 void batched_backward(MatmulPrecision precision, const AttentionBlocks& a, const float* probs, const float* dctx,
-                      float* dprobs, float* dq, float* dk, float* dv) {
+                      float* dprobs, float* dq, float* dk, float* dv, const RoundedAttentionGradients* rounded) {
   const std::int64_t block = static_cast<std::int64_t>(a.queries) * a.keys;
   const int ld_ctx = a.heads * a.d_v;
   const std::int64_t ctx_stride = static_cast<std::int64_t>(a.queries) * ld_ctx;
@@ -151,6 +195,22 @@ void batched_backward(MatmulPrecision precision, const AttentionBlocks& a, const
   b.b_outer = a.q_stride, b.b_inner = a.d_k, b.c_outer = a.k_stride, b.c_inner = a.d_k;
   matmul(precision, a.keys, a.d_k, a.queries, 1.0f, f32(dprobs, a.keys, Trans::Yes), a.q, 0.0f, dk,
          static_cast<int>(a.k.ld), &b);
+  if (!rounded) return;
+  // Each block rounded and summed as the fused route does it (the same bits).
+  BiasPartials partials(a, *rounded);
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < a.batch * a.heads; ++i) {
+    const int bi = i / a.heads, h = i % a.heads;
+    const std::int64_t q_at = bi * a.q_stride + h * a.d_k, k_at = bi * a.k_stride + h * a.d_k,
+                       v_at = bi * a.v_stride + h * a.d_v;
+    round_and_sum(dq + q_at, a.queries, a.d_k, a.q.ld, rounded->dq + q_at, a.q.ld,
+                  partial_at(partials.q, bi, a.heads, h, a.d_k));
+    round_and_sum(dk + k_at, a.keys, a.d_k, a.k.ld, rounded->dk + k_at, a.k.ld,
+                  partial_at(partials.k, bi, a.heads, h, a.d_k));
+    round_and_sum(dv + v_at, a.keys, a.d_v, a.v.ld, rounded->dv + v_at, a.v.ld,
+                  partial_at(partials.v, bi, a.heads, h, a.d_v));
+  }
+  partials.finish(a, *rounded);
 }
 
 }  // namespace
@@ -191,18 +251,35 @@ void attention(MatmulPrecision precision, const AttentionBlocks& a, const Attent
 }
 
 void attention_backward(MatmulPrecision precision, const AttentionBlocks& a, const float* probs, const float* dctx,
-                        float* dscores, float* dq, float* dk, float* dv) {
+                        float* dscores, float* dq, float* dk, float* dv, const RoundedAttentionGradients* rounded) {
   if (a.batch == 0 || a.heads == 0) return;
-  if (!fused(a)) return batched_backward(precision, a, probs, dctx, dscores, dq, dk, dv);
+  if (!fused(a)) return batched_backward(precision, a, probs, dctx, dscores, dq, dk, dv, rounded);
   const std::int64_t block = static_cast<std::int64_t>(a.queries) * a.keys;
   const int ld_ctx = a.heads * a.d_v;
   const float scale = score_scale(a);
   const auto dctx_at = [&](const Block& x) {
     return dctx + static_cast<std::int64_t>(x.b) * a.queries * ld_ctx + x.h * a.d_v;
   };
-  const auto dq_at = [&](const Block& x) { return dq + x.b * a.q_stride + x.h * a.d_k; };
-  const auto dk_at = [&](const Block& x) { return dk + x.b * a.k_stride + x.h * a.d_k; };
-  const auto dv_at = [&](const Block& x) { return dv + x.b * a.v_stride + x.h * a.d_v; };
+  const auto q_at = [&](const Block& x) { return x.b * a.q_stride + x.h * a.d_k; };
+  const auto k_at = [&](const Block& x) { return x.b * a.k_stride + x.h * a.d_k; };
+  const auto v_at = [&](const Block& x) { return x.b * a.v_stride + x.h * a.d_v; };
+  // Where a block's gradient goes: in place in float, or (rounded) first into the thread's own
+  // scratch (in L1), then rounded into place with its rows summed: the float gradients never go to
+  // memory. Prefetched for writing likewise.
+  std::optional<BiasPartials> partials;
+  if (rounded) partials.emplace(a, *rounded);
+  thread_local std::vector<float> d_block;
+  const auto prefetch_out = [&](float* f32, Bf16* bf16, std::int64_t at, int rows, std::int64_t ld, int cols) {
+    if (rounded)
+      prefetch_rows(bf16 + at, rows, ld * 2, cols * 2, true);
+    else
+      prefetch_rows(f32 + at, rows, ld * 4, cols * 4, true);
+  };
+  // The product's output (c, ldc) for one of a block's gradients, and its finish where rounded.
+  const auto out = [&](float* f32, std::int64_t at, std::int64_t ld, int cols) -> std::pair<float*, int> {
+    if (!rounded) return {f32 + at, static_cast<int>(ld)};
+    return {d_block.data(), cols};
+  };
   for_each_block(precision, a, [&](const Block& x, const BlockProducts& product, const Block& next) {
     prefetch_rows(probs + next.i * block, 1, 0, block * 4, false);
     prefetch_rows(dctx_at(next), a.queries, ld_ctx * 4, a.d_v * 4, false);
@@ -212,11 +289,15 @@ void attention_backward(MatmulPrecision precision, const AttentionBlocks& a, con
     thread_local std::vector<float> ds_block;
     ds_block.resize(static_cast<std::size_t>(block));
     float* ds = ds_block.data();
+    if (rounded) d_block.resize(static_cast<std::size_t>(std::max(a.queries, a.keys)) * std::max(a.d_k, a.d_v));
     const MatrixRef d_ctx = f32_matrix(dctx_at(x), ld_ctx);
-    product(a.keys, a.d_v, a.queries, f32_matrix(p, a.keys, Trans::Yes), d_ctx, dv_at(x),  // dV = Pᵀ·dctx
-            static_cast<int>(a.v.ld));
+    const auto [dv_out, dv_ld] = out(dv, v_at(x), a.v.ld, a.d_v);
+    product(a.keys, a.d_v, a.queries, f32_matrix(p, a.keys, Trans::Yes), d_ctx, dv_out, dv_ld);  // dV = Pᵀ·dctx
+    if (rounded)
+      round_and_sum(dv_out, a.keys, a.d_v, a.d_v, rounded->dv + v_at(x), a.v.ld,
+                    partial_at(partials->v, x.b, a.heads, x.h, a.d_v));
     prefetch_head(next.v, a.keys, a.d_v);
-    prefetch_rows(dv_at(next), a.keys, a.v.ld * 4, a.d_v * 4, true);
+    prefetch_out(dv, rounded ? rounded->dv : nullptr, v_at(next), a.keys, a.v.ld, a.d_v);
     product(a.queries, a.keys, a.d_v, d_ctx, transposed(x.v), ds, a.keys);  // dP = dctx·Vᵀ
     for (int r = 0; r < a.queries; ++r) softmax_backward_row(ds + r * a.keys, p + r * a.keys, a.keys, scale);
     // dS feeds two products: rounded once where they round it.
@@ -224,13 +305,21 @@ void attention_backward(MatmulPrecision precision, const AttentionBlocks& a, con
     const MatrixRef ds_operand = operand(
         ds, a.queries, a.keys, product.in_bf16(DType::f32, a.k.dtype) && product.in_bf16(DType::f32, a.q.dtype), ds16);
     prefetch_head(next.k, a.keys, a.d_k);
-    prefetch_rows(dq_at(next), a.queries, a.q.ld * 4, a.d_k * 4, true);
-    product(a.queries, a.d_k, a.keys, ds_operand, x.k, dq_at(x), static_cast<int>(a.q.ld));  // dQ = dS·K
+    prefetch_out(dq, rounded ? rounded->dq : nullptr, q_at(next), a.queries, a.q.ld, a.d_k);
+    const auto [dq_out, dq_ld] = out(dq, q_at(x), a.q.ld, a.d_k);
+    product(a.queries, a.d_k, a.keys, ds_operand, x.k, dq_out, dq_ld);  // dQ = dS·K
+    if (rounded)
+      round_and_sum(dq_out, a.queries, a.d_k, a.d_k, rounded->dq + q_at(x), a.q.ld,
+                    partial_at(partials->q, x.b, a.heads, x.h, a.d_k));
     prefetch_head(next.q, a.queries, a.d_k);
-    prefetch_rows(dk_at(next), a.keys, a.k.ld * 4, a.d_k * 4, true);
-    product(a.keys, a.d_k, a.queries, transposed(ds_operand), x.q, dk_at(x),  // dK = dSᵀ·Q
-            static_cast<int>(a.k.ld));
+    prefetch_out(dk, rounded ? rounded->dk : nullptr, k_at(next), a.keys, a.k.ld, a.d_k);
+    const auto [dk_out, dk_ld] = out(dk, k_at(x), a.k.ld, a.d_k);
+    product(a.keys, a.d_k, a.queries, transposed(ds_operand), x.q, dk_out, dk_ld);  // dK = dSᵀ·Q
+    if (rounded)
+      round_and_sum(dk_out, a.keys, a.d_k, a.d_k, rounded->dk + k_at(x), a.k.ld,
+                    partial_at(partials->k, x.b, a.heads, x.h, a.d_k));
   });
+  if (rounded) partials->finish(a, *rounded);
 }
 
 }  // namespace attn::cpu

@@ -44,8 +44,8 @@ class CpuBackend final : public Backend {
     cpu::attention(precision_, a, mask, probs, ctx, ctx_rounded);
   }
   void attention_backward(const AttentionBlocks& a, const float* probs, const float* dctx, float* dscores, float* dq,
-                          float* dk, float* dv) override {
-    cpu::attention_backward(precision_, a, probs, dctx, dscores, dq, dk, dv);
+                          float* dk, float* dv, const RoundedAttentionGradients* rounded) override {
+    cpu::attention_backward(precision_, a, probs, dctx, dscores, dq, dk, dv, rounded);
   }
 
 #define ATTN_CPU_BACKEND_OP(ret, name, params, args) \

@@ -59,7 +59,7 @@ void quantize_rows(const float* x, std::int64_t rows, int cols, std::int64_t ld,
 void attention(MatmulPrecision precision, const AttentionBlocks& a, const AttentionMask& mask, float* probs, float* ctx,
                Bf16* ctx_rounded);
 void attention_backward(MatmulPrecision precision, const AttentionBlocks& a, const float* probs, const float* dctx,
-                        float* dscores, float* dq, float* dk, float* dv);
+                        float* dscores, float* dq, float* dk, float* dv, const RoundedAttentionGradients* rounded);
 
 void copy(void* dst, const void* src, std::size_t bytes);
 inline void copy_to_device(void* dst, const void* host_src, std::size_t bytes) { copy(dst, host_src, bytes); }
