@@ -8,7 +8,7 @@
 // the batched path's, which blocks over kMaxSmallGemm (or a build without AVX-512) still take.
 #include <algorithm>
 #include <cmath>
-#include <optional>
+#include <array>
 #include <vector>
 
 #include "kernels/cpu/bf16_conversion.h"
@@ -112,30 +112,6 @@ MatrixRef transposed(MatrixRef x) {
   return x;
 }
 
-// The bias gradients' partial sums of RoundedAttentionGradients: a row of each (sentence, head)
-// block's column sums per sentence, the heads side by side (batch × heads·d, d = d_k or d_v), added
-// over the sentences in order by finish().
-struct BiasPartials {
-  std::vector<float> q, k, v;
-  BiasPartials(const AttentionBlocks& a, const RoundedAttentionGradients& r)
-      : q(r.dq_bias ? static_cast<std::size_t>(a.batch) * a.heads * a.d_k : 0),
-        k(r.dk_bias ? static_cast<std::size_t>(a.batch) * a.heads * a.d_k : 0),
-        v(r.dv_bias ? static_cast<std::size_t>(a.batch) * a.heads * a.d_v : 0) {}
-  static void add(const std::vector<float>& partial, int batch, int cols, float* bias) {
-    if (partial.empty()) return;
-    for (int c = 0; c < cols; ++c) {
-      float sum = partial[c];
-      for (int b = 1; b < batch; ++b) sum += partial[static_cast<std::size_t>(b) * cols + c];
-      bias[c] += sum;
-    }
-  }
-  void finish(const AttentionBlocks& a, const RoundedAttentionGradients& r) const {
-    add(q, a.batch, a.heads * a.d_k, r.dq_bias);
-    add(k, a.batch, a.heads * a.d_k, r.dk_bias);
-    add(v, a.batch, a.heads * a.d_v, r.dv_bias);
-  }
-};
-
 // One block's gradient (rows × cols, rows ld apart) rounded to bf16 into out (rows ld_out apart),
 // and its column sums (0 + row 0 + row 1 + ...) into sums where given.
 void round_and_sum(const float* x, int rows, int cols, std::int64_t ld, Bf16* out, std::int64_t ld_out, float* sums) {
@@ -150,9 +126,57 @@ void round_and_sum(const float* x, int rows, int cols, std::int64_t ld, Bf16* ou
   }
 }
 
-// Where block (sentence b, head h) of a partial-sums row lives: null where there are none.
-float* partial_at(std::vector<float>& partial, int b, int heads, int h, int d) {
-  return partial.empty() ? nullptr : partial.data() + (static_cast<std::int64_t>(b) * heads + h) * d;
+// One of attention_backward's gradients (∂q, ∂k or ∂v): where a block's product writes it, and,
+// with RoundedAttentionGradients, how the block is finished: rounded into its bf16 place and its
+// rows summed per (sentence, head) into `partial`, which add_bias() adds over the sentences in order.
+struct GradientOut {
+  float* f32;                  // laid out like q, k or v
+  Bf16* bf16;                  // its bf16 place (rounded), else null
+  float* bias;                 // the bias gradient to add to (rounded), else null
+  std::int64_t stride, ld;     // a sentence's rows apart; rows apart
+  int rows, cols, heads;       // a block's rows and its head's columns
+  std::vector<float> partial;  // [sentence][heads · cols], where bias is given
+
+  std::int64_t at(const Block& x) const { return x.b * stride + x.h * cols; }
+  // The product's output (c, ldc): in place, or (rounded) the thread's scratch.
+  std::pair<float*, int> target(const Block& x, float* scratch) const {
+    if (!bf16) return {f32 + at(x), static_cast<int>(ld)};
+    return {scratch, cols};
+  }
+  void prefetch(const Block& x) const {
+    if (bf16)
+      prefetch_rows(bf16 + at(x), rows, ld * 2, cols * 2, true);
+    else
+      prefetch_rows(f32 + at(x), rows, ld * 4, cols * 4, true);
+  }
+  // The block's product, written at target(x) = (c, ldc), finished where rounded.
+  void finish(const Block& x, const float* c, int ldc) {
+    if (!bf16) return;
+    round_and_sum(c, rows, cols, ldc, bf16 + at(x), ld,
+                  partial.empty() ? nullptr : partial.data() + (static_cast<std::int64_t>(x.b) * heads + x.h) * cols);
+  }
+  void add_bias(int batch) const {
+    if (partial.empty()) return;
+    const int width = heads * cols;
+    for (int c = 0; c < width; ++c) {
+      float sum = partial[c];
+      for (int b = 1; b < batch; ++b) sum += partial[static_cast<std::size_t>(b) * width + c];
+      bias[c] += sum;
+    }
+  }
+};
+
+// ∂q, ∂k and ∂v as GradientOut, in that order.
+std::array<GradientOut, 3> gradient_outs(const AttentionBlocks& a, float* dq, float* dk, float* dv,
+                                         const RoundedAttentionGradients* r) {
+  const auto make = [&](float* f32, Bf16* bf16, float* bias, std::int64_t stride, std::int64_t ld, int rows, int cols) {
+    if (!r) bf16 = nullptr, bias = nullptr;
+    const std::size_t partial = bias ? static_cast<std::size_t>(a.batch) * a.heads * cols : 0;
+    return GradientOut{f32, bf16, bias, stride, ld, rows, cols, a.heads, std::vector<float>(partial)};
+  };
+  return {make(dq, r ? r->dq : nullptr, r ? r->dq_bias : nullptr, a.q_stride, a.q.ld, a.queries, a.d_k),
+          make(dk, r ? r->dk : nullptr, r ? r->dk_bias : nullptr, a.k_stride, a.k.ld, a.keys, a.d_k),
+          make(dv, r ? r->dv : nullptr, r ? r->dv_bias : nullptr, a.v_stride, a.v.ld, a.keys, a.d_v)};
 }
 
 // The batched route: attention as it was before the fused kernel, and for blocks too large for it.
@@ -197,20 +221,13 @@ void batched_backward(MatmulPrecision precision, const AttentionBlocks& a, const
          static_cast<int>(a.k.ld), &b);
   if (!rounded) return;
   // Each block rounded and summed as the fused route does it (the same bits).
-  BiasPartials partials(a, *rounded);
+  std::array<GradientOut, 3> out = gradient_outs(a, dq, dk, dv, rounded);
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < a.batch * a.heads; ++i) {
-    const int bi = i / a.heads, h = i % a.heads;
-    const std::int64_t q_at = bi * a.q_stride + h * a.d_k, k_at = bi * a.k_stride + h * a.d_k,
-                       v_at = bi * a.v_stride + h * a.d_v;
-    round_and_sum(dq + q_at, a.queries, a.d_k, a.q.ld, rounded->dq + q_at, a.q.ld,
-                  partial_at(partials.q, bi, a.heads, h, a.d_k));
-    round_and_sum(dk + k_at, a.keys, a.d_k, a.k.ld, rounded->dk + k_at, a.k.ld,
-                  partial_at(partials.k, bi, a.heads, h, a.d_k));
-    round_and_sum(dv + v_at, a.keys, a.d_v, a.v.ld, rounded->dv + v_at, a.v.ld,
-                  partial_at(partials.v, bi, a.heads, h, a.d_v));
+    const Block x{i / a.heads, i % a.heads, i, {}, {}, {}};
+    for (GradientOut& g : out) g.finish(x, g.f32 + g.at(x), static_cast<int>(g.ld));
   }
-  partials.finish(a, *rounded);
+  for (const GradientOut& g : out) g.add_bias(a.batch);
 }
 
 }  // namespace
@@ -260,44 +277,27 @@ void attention_backward(MatmulPrecision precision, const AttentionBlocks& a, con
   const auto dctx_at = [&](const Block& x) {
     return dctx + static_cast<std::int64_t>(x.b) * a.queries * ld_ctx + x.h * a.d_v;
   };
-  const auto q_at = [&](const Block& x) { return x.b * a.q_stride + x.h * a.d_k; };
-  const auto k_at = [&](const Block& x) { return x.b * a.k_stride + x.h * a.d_k; };
-  const auto v_at = [&](const Block& x) { return x.b * a.v_stride + x.h * a.d_v; };
-  // Where a block's gradient goes: in place in float, or (rounded) first into the thread's own
-  // scratch (in L1), then rounded into place with its rows summed: the float gradients never go to
-  // memory. Prefetched for writing likewise.
-  std::optional<BiasPartials> partials;
-  if (rounded) partials.emplace(a, *rounded);
-  thread_local std::vector<float> d_block;
-  const auto prefetch_out = [&](float* f32, Bf16* bf16, std::int64_t at, int rows, std::int64_t ld, int cols) {
-    if (rounded)
-      prefetch_rows(bf16 + at, rows, ld * 2, cols * 2, true);
-    else
-      prefetch_rows(f32 + at, rows, ld * 4, cols * 4, true);
-  };
-  // The product's output (c, ldc) for one of a block's gradients, and its finish where rounded.
-  const auto out = [&](float* f32, std::int64_t at, std::int64_t ld, int cols) -> std::pair<float*, int> {
-    if (!rounded) return {f32 + at, static_cast<int>(ld)};
-    return {d_block.data(), cols};
-  };
+  // Where a block's gradients go: in place in float, or (rounded) first into the thread's own
+  // scratch (in L1), then rounded into place with their rows summed: the float gradients never go
+  // to memory. Prefetched for writing likewise.
+  std::array<GradientOut, 3> out = gradient_outs(a, dq, dk, dv, rounded);
+  GradientOut &gq = out[0], &gk = out[1], &gv = out[2];
   for_each_block(precision, a, [&](const Block& x, const BlockProducts& product, const Block& next) {
     prefetch_rows(probs + next.i * block, 1, 0, block * 4, false);
     prefetch_rows(dctx_at(next), a.queries, ld_ctx * 4, a.d_v * 4, false);
     const float* p = probs + x.i * block;
     // dS in the thread's own scratch (in L1 from block to block), not in dscores: the batched
     // route's scratch would be one more buffer of probs' size through memory.
-    thread_local std::vector<float> ds_block;
+    thread_local std::vector<float> ds_block, d_block;
     ds_block.resize(static_cast<std::size_t>(block));
     float* ds = ds_block.data();
     if (rounded) d_block.resize(static_cast<std::size_t>(std::max(a.queries, a.keys)) * std::max(a.d_k, a.d_v));
     const MatrixRef d_ctx = f32_matrix(dctx_at(x), ld_ctx);
-    const auto [dv_out, dv_ld] = out(dv, v_at(x), a.v.ld, a.d_v);
+    const auto [dv_out, dv_ld] = gv.target(x, d_block.data());
     product(a.keys, a.d_v, a.queries, f32_matrix(p, a.keys, Trans::Yes), d_ctx, dv_out, dv_ld);  // dV = Pᵀ·dctx
-    if (rounded)
-      round_and_sum(dv_out, a.keys, a.d_v, a.d_v, rounded->dv + v_at(x), a.v.ld,
-                    partial_at(partials->v, x.b, a.heads, x.h, a.d_v));
+    gv.finish(x, dv_out, dv_ld);
     prefetch_head(next.v, a.keys, a.d_v);
-    prefetch_out(dv, rounded ? rounded->dv : nullptr, v_at(next), a.keys, a.v.ld, a.d_v);
+    gv.prefetch(next);
     product(a.queries, a.keys, a.d_v, d_ctx, transposed(x.v), ds, a.keys);  // dP = dctx·Vᵀ
     for (int r = 0; r < a.queries; ++r) softmax_backward_row(ds + r * a.keys, p + r * a.keys, a.keys, scale);
     // dS feeds two products: rounded once where they round it.
@@ -305,21 +305,17 @@ void attention_backward(MatmulPrecision precision, const AttentionBlocks& a, con
     const MatrixRef ds_operand = operand(
         ds, a.queries, a.keys, product.in_bf16(DType::f32, a.k.dtype) && product.in_bf16(DType::f32, a.q.dtype), ds16);
     prefetch_head(next.k, a.keys, a.d_k);
-    prefetch_out(dq, rounded ? rounded->dq : nullptr, q_at(next), a.queries, a.q.ld, a.d_k);
-    const auto [dq_out, dq_ld] = out(dq, q_at(x), a.q.ld, a.d_k);
+    gq.prefetch(next);
+    const auto [dq_out, dq_ld] = gq.target(x, d_block.data());
     product(a.queries, a.d_k, a.keys, ds_operand, x.k, dq_out, dq_ld);  // dQ = dS·K
-    if (rounded)
-      round_and_sum(dq_out, a.queries, a.d_k, a.d_k, rounded->dq + q_at(x), a.q.ld,
-                    partial_at(partials->q, x.b, a.heads, x.h, a.d_k));
+    gq.finish(x, dq_out, dq_ld);
     prefetch_head(next.q, a.queries, a.d_k);
-    prefetch_out(dk, rounded ? rounded->dk : nullptr, k_at(next), a.keys, a.k.ld, a.d_k);
-    const auto [dk_out, dk_ld] = out(dk, k_at(x), a.k.ld, a.d_k);
+    gk.prefetch(next);
+    const auto [dk_out, dk_ld] = gk.target(x, d_block.data());
     product(a.keys, a.d_k, a.queries, transposed(ds_operand), x.q, dk_out, dk_ld);  // dK = dSᵀ·Q
-    if (rounded)
-      round_and_sum(dk_out, a.keys, a.d_k, a.d_k, rounded->dk + k_at(x), a.k.ld,
-                    partial_at(partials->k, x.b, a.heads, x.h, a.d_k));
+    gk.finish(x, dk_out, dk_ld);
   });
-  if (rounded) partials->finish(a, *rounded);
+  for (const GradientOut& g : out) g.add_bias(a.batch);
 }
 
 }  // namespace attn::cpu
