@@ -201,8 +201,25 @@ int run(std::vector<std::pair<int, int>> sizes, int rows, int sentences) {
                                       dqkv.data() + hd, dqkv.data() + 2 * hd, nullptr);
       });
       const double flop = 2.0 * B * H * T * T * (2 * dk);
-      std::printf("attention %s %dx%d blocks of %dx%dx%d  fused forward %4.0f GFLOP/s  backward %4.0f GFLOP/s\n",
+      std::printf("attention %s %dx%d blocks of %dx%dx%d  fused forward %4.0f GFLOP/s  backward %4.0f GFLOP/s",
                   attn::to_string(precision).c_str(), B, H, T, T, dk, flop / forward / 1e9, 2 * flop / backward / 1e9);
+      if (in_bf16) {
+        // As the bf16 training step calls them: the context and the gradients rounded in the block
+        // (ctx_rounded; RoundedAttentionGradients with the QKV biases' sums).
+        std::vector<attn::Bf16> ctx16(ctx.size()), dqkv16(qkv.size());
+        std::vector<float> bias(static_cast<std::size_t>(3) * hd);
+        const attn::RoundedAttentionGradients rounded{dqkv16.data(), dqkv16.data() + hd, dqkv16.data() + 2 * hd,
+                                                      bias.data(),   bias.data() + hd,   bias.data() + 2 * hd};
+        const double forward16 = median_seconds(
+            [&] { attn::cpu::attention(precision, a, attn::AttentionMask{}, probs.data(), ctx.data(), ctx16.data()); });
+        const double backward16 = median_seconds([&] {
+          attn::cpu::attention_backward(precision, a, probs.data(), dctx.data(), dprobs.data(), dqkv.data(),
+                                        dqkv.data() + hd, dqkv.data() + 2 * hd, &rounded);
+        });
+        std::printf("  rounded as training: forward %4.0f GFLOP/s  backward %4.0f GFLOP/s", flop / forward16 / 1e9,
+                    2 * flop / backward16 / 1e9);
+      }
+      std::printf("\n");
     }
   }
   return 0;

@@ -17,6 +17,17 @@ namespace {
 
 using testing::random_values;
 
+// Whether got[0, n) holds the bits of want[0, n) (a NaN matching any NaN), naming the first that differs.
+::testing::AssertionResult same_bits(const float* got, const std::vector<float>& want) {
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    if (std::isnan(want[k]) ? std::isnan(got[k])
+                            : std::bit_cast<std::uint32_t>(got[k]) == std::bit_cast<std::uint32_t>(want[k]))
+      continue;
+    return ::testing::AssertionFailure() << "key " << k << ": " << got[k] << " against " << want[k];
+  }
+  return ::testing::AssertionSuccess();
+}
+
 TEST(AttentionSoftmax, HandWorkedRow) {
   // softmax([1, 2, 3]) = [e^1, e^2, e^3] / (e^1 + e^2 + e^3) = [0.09003057, 0.24472847, 0.66524096]
   std::vector<float> p{2, 4, 6};
@@ -100,16 +111,29 @@ TEST(AttentionSoftmax, SixteenRowsAtOnceGiveEachRowTheBitsOfTheRowAlone) {
       for (int r = 0; r < count; ++r) {
         std::vector<float> alone(scores.begin() + r * tk, scores.begin() + (r + 1) * tk);
         cpu::softmax_row(alone.data(), tk, keys[r], 0.37f);
-        for (int k = 0; k < tk; ++k) {
-          const float got = together[static_cast<std::size_t>(r) * tk + k];
-          if (std::isnan(alone[k])) {
-            ASSERT_TRUE(std::isnan(got)) << "row " << r << " key " << k;
-          } else {
-            ASSERT_EQ(std::bit_cast<std::uint32_t>(got), std::bit_cast<std::uint32_t>(alone[k]))
-                << "row " << r << " [" << keys[r].lo << ", " << keys[r].hi << ") key " << k << ": " << got
-                << " against " << alone[k];
-          }
-        }
+        ASSERT_TRUE(same_bits(together.data() + static_cast<std::size_t>(r) * tk, alone))
+            << "row " << r << " [" << keys[r].lo << ", " << keys[r].hi << ")";
+      }
+    }
+}
+
+// softmax_backward_rows takes sixteen rows at a time (their sums Σ d·p reduced side by side); each
+// row must come out with the bits softmax_backward_row gives it alone (whose values the finite
+// differences below check): key counts around the vector width, row counts with and without a
+// remainder, a NaN gradient.
+TEST(AttentionSoftmax, BackwardSixteenRowsAtOnceGiveEachRowTheBitsOfTheRowAlone) {
+  for (int tk : {1, 5, 15, 16, 17, 32, 37, 70})
+    for (int count : {15, 16, 33}) {
+      SCOPED_TRACE(std::to_string(count) + " rows of " + std::to_string(tk) + " keys");
+      auto d = random_values(static_cast<std::size_t>(count) * tk, 51 + tk, -30, 30);
+      const auto p = random_values(static_cast<std::size_t>(count) * tk, 61 + tk, 0, 1);
+      if (tk > 3) d[static_cast<std::size_t>(5) * tk + 2] = std::nanf("");
+      std::vector<float> together = d;
+      cpu::softmax_backward_rows(together.data(), p.data(), count, tk, 0.37f);
+      for (int r = 0; r < count; ++r) {
+        std::vector<float> alone(d.begin() + r * tk, d.begin() + (r + 1) * tk);
+        cpu::softmax_backward_row(alone.data(), p.data() + static_cast<std::size_t>(r) * tk, tk, 0.37f);
+        ASSERT_TRUE(same_bits(together.data() + static_cast<std::size_t>(r) * tk, alone)) << "row " << r;
       }
     }
 }

@@ -142,13 +142,64 @@ inline void softmax_rows(float* x, int count, int tk, KeysOf&& keys_of, float sc
   for (; r < count; ++r) softmax_row(x + static_cast<std::int64_t>(r) * tk, tk, keys_of(r), scale);
 }
 
+#if defined(__AVX512F__)
+// The sixteen lanes of one row's Σ d·p: lane j sums the products of keys j, j + 16, ... over the
+// whole sixteens, then lane 0 the products of the keys left, one by one (all fused multiply-adds),
+// and the lanes are summed in order (lanes_sum): the order in which GCC's vectorised `omp simd`
+// reduction summed them in the Release build (-O3), written out so that sixteen rows can be
+// reduced together (softmax_backward_rows) with the same bits, whatever the optimisation level.
+inline __m512 row_dot_lanes(const float* d, const float* p, int tk) {
+  __m512 acc = _mm512_setzero_ps();
+  int k = 0;
+  for (; k + 16 <= tk; k += 16) acc = _mm512_fmadd_ps(_mm512_loadu_ps(d + k), _mm512_loadu_ps(p + k), acc);
+  if (k == tk) return acc;
+  __m128 lane0 = _mm_set_ss(_mm512_cvtss_f32(acc));
+  for (; k < tk; ++k) lane0 = _mm_fmadd_ss(_mm_set_ss(d[k]), _mm_set_ss(p[k]), lane0);
+  return _mm512_mask_broadcastss_ps(acc, 1, lane0);
+}
+// d = scale·p·(d - dot) over one row.
+inline void row_backward_times(float* d, const float* p, int tk, float scale, float dot) {
+  const __m512 vscale = _mm512_set1_ps(scale), vdot = _mm512_set1_ps(dot);
+  for (int k = 0; k < tk; k += 16) {
+    const __mmask16 m = avx512::first_lanes(tk - k);
+    const __m512 sp = _mm512_mul_ps(vscale, _mm512_maskz_loadu_ps(m, p + k));
+    _mm512_mask_storeu_ps(d + k, m, _mm512_mul_ps(sp, _mm512_sub_ps(_mm512_maskz_loadu_ps(m, d + k), vdot)));
+  }
+}
+#endif
+
 // In place: d (∂L/∂probs of one row) becomes ∂L/∂scores, scale included, given the row's probabilities.
 inline void softmax_backward_row(float* d, const float* p, int tk, float scale) {
+#if defined(__AVX512F__)
+  row_backward_times(d, p, tk, scale, lanes_sum(row_dot_lanes(d, p, tk)));
+#else
   float dot = 0;
 #pragma omp simd reduction(+ : dot)
   for (int k = 0; k < tk; ++k) dot += d[k] * p[k];
 #pragma omp simd
   for (int k = 0; k < tk; ++k) d[k] = scale * p[k] * (d[k] - dot);
+#endif
+}
+
+// softmax_backward_row on rows [0, count) (row r at d + r·tk, p + r·tk), the same bits: sixteen
+// rows at a time where AVX-512 allows, their sums reduced side by side as softmax_16_rows reduces
+// its own (row by row, each row's sum was a chain of sixteen dependent additions).
+inline void softmax_backward_rows(float* d, const float* p, int count, int tk, float scale) {
+  int r = 0;
+#if defined(__AVX512F__)
+  for (; r + 16 <= count; r += 16) {
+    alignas(64) float lanes[16 * 16], dots[16];
+    float* d16 = d + static_cast<std::int64_t>(r) * tk;
+    const float* p16 = p + static_cast<std::int64_t>(r) * tk;
+    for (int i = 0; i < 16; ++i) _mm512_store_ps(lanes + 16 * i, row_dot_lanes(d16 + i * tk, p16 + i * tk, tk));
+    __m512 sum = _mm512_setzero_ps();  // lanes_sum: s = 0, then s += x[j], j = 0 .. 15
+    for (int j = 0; j < 16; ++j) sum = _mm512_add_ps(sum, lane_of_rows(lanes, j));
+    _mm512_store_ps(dots, sum);
+    for (int i = 0; i < 16; ++i) row_backward_times(d16 + i * tk, p16 + i * tk, tk, scale, dots[i]);
+  }
+#endif
+  for (; r < count; ++r)
+    softmax_backward_row(d + static_cast<std::int64_t>(r) * tk, p + static_cast<std::int64_t>(r) * tk, tk, scale);
 }
 
 // The keys query row r (of tq per sentence and head) of sentence b may see.
