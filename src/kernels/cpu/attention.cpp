@@ -114,16 +114,15 @@ MatrixRef transposed(MatrixRef x) {
 }
 
 // One block's gradient (rows × cols, rows ld apart) rounded to bf16 into out (rows ld_out apart),
-// and its column sums (0 + row 0 + row 1 + ...) into sums where given.
-// Sixty-four columns at a time, their sums kept in registers down the rows: a sum kept in memory
-// waited every row on its own store (store-to-load forwarding), a tenth of the backward pass. Each
-// column is summed in the same order either way, and rounded as round_to_bf16 rounds (its whole
-// sixteens with the instruction, the rest one by one): the same bits.
+// and its column sums (0 + row 0 + row 1 + ...) into sums where given. Up to sixty-four columns at
+// a time with their sums in registers down the rows (a sum kept in memory waited every row on its
+// own store), the columns left (under sixteen) row by row; rounded as round_to_bf16 rounds (whole
+// sixteens with the instruction, the rest one by one).
 void round_and_sum(const float* x, int rows, int cols, std::int64_t ld, Bf16* out, std::int64_t ld_out, float* sums) {
   if (sums) std::fill(sums, sums + cols, 0.0f);
   int c0 = 0;
 #if defined(__AVX512BF16__)
-  for (; c0 + 16 <= cols; c0 += 64) {
+  while (cols - c0 >= 16) {
     const int vectors = std::min(4, (cols - c0) / 16);
     __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
     for (int r = 0; r < rows; ++r) {
@@ -138,12 +137,9 @@ void round_and_sum(const float* x, int rows, int cols, std::int64_t ld, Bf16* ou
     }
     if (sums)
       for (int i = 0; i < vectors; ++i) _mm512_storeu_ps(sums + c0 + 16 * i, acc[i]);
-    if (vectors < 4) {
-      c0 += 16 * vectors;  // the columns left are fewer than sixteen
-      break;
-    }
+    c0 += 16 * vectors;
   }
-  if (c0 >= cols) return;
+  if (c0 == cols) return;
 #endif
   x += c0, out += c0, cols -= c0;
   if (sums) sums += c0;

@@ -104,6 +104,14 @@ inline __m512 lane_of_rows(const float* lanes, int j) {
   return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), 0xffff, rows, lanes + j, 4);
 }
 
+// lanes_sum of each of sixteen rows of sixteen lanes (row r at lanes + 16·r), in its order (s = 0,
+// then s += x[j], j = 0 .. 15): one vector over the rows.
+inline __m512 rows_lanes_sum(const float* lanes) {
+  __m512 sum = _mm512_setzero_ps();
+  for (int j = 0; j < 16; ++j) sum = _mm512_add_ps(sum, lane_of_rows(lanes, j));
+  return sum;
+}
+
 // softmax_row on sixteen rows (row r at x + r·tk, its keys keys[r]), the same bits, the rows'
 // reductions done together: each row's sixteen lanes of largest values (then of sums) are set
 // side by side and reduced lane by lane in lanes_max's and lanes_sum's order, one vector
@@ -120,9 +128,7 @@ inline void softmax_16_rows(float* x, int tk, const KeyRange* keys, float scale)
   const __m512 vscale = _mm512_set1_ps(scale);
   for (int r = 0; r < 16; ++r)
     _mm512_store_ps(lanes + 16 * r, row_exp_lanes_sum(row(r), keys[r].lo, keys[r].hi, per_row[r], vscale));
-  __m512 sum = _mm512_setzero_ps();  // lanes_sum: s = 0, then s += x[j], j = 0 .. 15
-  for (int j = 0; j < 16; ++j) sum = _mm512_add_ps(sum, lane_of_rows(lanes, j));
-  _mm512_store_ps(per_row, _mm512_div_ps(_mm512_set1_ps(1.0f), sum));
+  _mm512_store_ps(per_row, _mm512_div_ps(_mm512_set1_ps(1.0f), rows_lanes_sum(lanes)));
   for (int r = 0; r < 16; ++r) row_times(row(r), keys[r].lo, keys[r].hi, per_row[r]);
 }
 #endif
@@ -192,9 +198,7 @@ inline void softmax_backward_rows(float* d, const float* p, int count, int tk, f
     float* d16 = d + static_cast<std::int64_t>(r) * tk;
     const float* p16 = p + static_cast<std::int64_t>(r) * tk;
     for (int i = 0; i < 16; ++i) _mm512_store_ps(lanes + 16 * i, row_dot_lanes(d16 + i * tk, p16 + i * tk, tk));
-    __m512 sum = _mm512_setzero_ps();  // lanes_sum: s = 0, then s += x[j], j = 0 .. 15
-    for (int j = 0; j < 16; ++j) sum = _mm512_add_ps(sum, lane_of_rows(lanes, j));
-    _mm512_store_ps(dots, sum);
+    _mm512_store_ps(dots, rows_lanes_sum(lanes));
     for (int i = 0; i < 16; ++i) row_backward_times(d16 + i * tk, p16 + i * tk, tk, scale, dots[i]);
   }
 #endif
