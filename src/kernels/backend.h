@@ -94,6 +94,19 @@ struct RoundedAttentionGradients {
   float *dq_bias = nullptr, *dk_bias = nullptr, *dv_bias = nullptr;
 };
 
+// The gradient a sublayer reads from its post-LN connection, written on layernorm_backward's pass:
+// s = dropout(dx) with the mask the forward pass applied (dropout's rule for p and seed; p = 0: s is
+// dx), as float into f32 and rounded to bf16 into bf16 (as to_bf16 rounds) where those are not
+// null, and where bias_grad is not null its rows summed into bias_grad as bias_grad sums them (the
+// sublayer's output Linear's bias; bias_grad's pass over s, made here instead).
+struct SublayerGradient {
+  float* f32 = nullptr;
+  Bf16* bf16 = nullptr;
+  float* bias_grad = nullptr;
+  float dropout = 0;
+  std::uint64_t seed = 0;
+};
+
 // Attention of one new query per row over keys and values cached position by position
 // (incremental decoding), read through a table of which cached row holds each position, so that
 // beam search reorders hypotheses by rewriting the table instead of copying the cache.
@@ -191,12 +204,13 @@ struct AdamHyper {
      (const float* x, const float* residual, const float* gamma, const float* beta, float* sum, float* y,            \
       Bf16* rounded, float* mean, float* rstd, std::int64_t rows, int cols, float eps),                              \
      (x, residual, gamma, beta, sum, y, rounded, mean, rstd, rows, cols, eps))                                       \
-  /* dx = dL/dx (overwritten), also written to dx_copy where not null (the gradient a sublayer */                    \
-  /* reads while its own backward adds into dx); dgamma and dbeta are accumulated. */                                \
+  /* dx = dL/dx (overwritten; dx may be dy), and from it the sublayer's gradient where asked */                      \
+  /* (SublayerGradient: what the sublayer reads while its own backward adds into dx); dgamma and */                  \
+  /* dbeta are accumulated. */                                                                                       \
   OP(void, layernorm_backward,                                                                                       \
      (const float* dy, const float* x, const float* mean, const float* rstd, const float* gamma, float* dx,          \
-      float* dx_copy, float* dgamma, float* dbeta, std::int64_t rows, int cols),                                     \
-     (dy, x, mean, rstd, gamma, dx, dx_copy, dgamma, dbeta, rows, cols))                                             \
+      const SublayerGradient& sublayer, float* dgamma, float* dbeta, std::int64_t rows, int cols),                   \
+     (dy, x, mean, rstd, gamma, dx, sublayer, dgamma, dbeta, rows, cols))                                            \
   /* probs [rows, heads, keys] = softmax(q·kᵀ/√d_k) under the mask (0 outside it) and ctx */                    \
   /* [rows, heads·d_v] = probs · v, for one query per row over cached keys (CachedAttention). */                   \
   OP(void, cached_attention, (const CachedAttention& a, float* probs, float* ctx), (a, probs, ctx))                  \

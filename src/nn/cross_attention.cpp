@@ -35,7 +35,7 @@ AttentionShape CrossAttention::forward(Backend& be, Activations x, Activations m
 }
 
 void CrossAttention::backward(Backend& be, Activations x, Activations memory, int batch, int length, int memory_length,
-                              const AttentionMask& mask, const Cache& cache, const float* dy,
+                              const AttentionMask& mask, const Cache& cache, Activations dy,
                               const AttentionScratch& scratch, float* dx, float* d_memory) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   const std::int64_t memory_rows = static_cast<std::int64_t>(batch) * memory_length;

@@ -39,9 +39,10 @@ struct CrossAttention {
   AttentionShape forward(Backend& be, Activations x, Activations memory, int batch, int length, int memory_length,
                          const AttentionMask& mask, const Cache& cache, float* y,
                          const KeyValueCache* memory_kv = nullptr) const;
-  // dx += ∂L/∂x and d_memory += ∂L/∂memory. The mask is the forward pass's.
+  // dx += ∂L/∂x and d_memory += ∂L/∂memory. The mask is the forward pass's; dy as the output
+  // projection's Linear::backward takes it.
   void backward(Backend& be, Activations x, Activations memory, int batch, int length, int memory_length,
-                const AttentionMask& mask, const Cache& cache, const float* dy, const AttentionScratch& scratch,
+                const AttentionMask& mask, const Cache& cache, Activations dy, const AttentionScratch& scratch,
                 float* dx, float* d_memory) const;
 };
 

@@ -34,28 +34,30 @@ void DecoderLayer::backward(Backend& be, Activations x, Activations memory, int 
                             const AttentionMask& self_mask, const AttentionMask& memory_mask, const Dropout& dropout,
                             const Cache& cache, const LayerScratch& scratch, float* dy, float* d_memory) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
-  residual_norm_backward(be, ffn_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 2), cache.ffn_residual,
-                         scratch.d_sublayer);
+  const Activations d_ffn_out =
+      residual_norm_backward(be, ffn_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 2), cache.ffn_residual,
+                             scratch.d_sublayer, scratch.dy_read, ffn.fc2.bias_grad);
   Activations after_cross = cache.after_cross_rounded;
   if (!cache.after_cross_rounded) {
     residual_norm_output(be, cross_attention_norm, cache.cross_residual, rows, cache.after_cross);
     after_cross = cache.after_cross;
   }
-  ffn.backward(be, after_cross, rows, cache.hidden, scratch.d_sublayer, scratch.d_hidden, dy, scratch.dy_read,
+  ffn.backward(be, after_cross, rows, cache.hidden, d_ffn_out, scratch.d_hidden, dy, scratch.dy_read,
                hidden_dropout(dropout));
-  residual_norm_backward(be, cross_attention_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 1),
-                         cache.cross_residual, scratch.d_sublayer);
+  const Activations d_cross_out =
+      residual_norm_backward(be, cross_attention_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 1),
+                             cache.cross_residual, scratch.d_sublayer, scratch.dy_read, cross_attention.out.bias_grad);
   Activations after_self = cache.after_self_rounded;
   if (!cache.after_self_rounded) {
     residual_norm_output(be, self_attention_norm, cache.self_residual, rows, cache.after_self);
     after_self = cache.after_self;
   }
   cross_attention.backward(be, after_self, memory, batch, length, memory_length, memory_mask, cache.cross_attention,
-                           scratch.d_sublayer, scratch.attention, dy, d_memory);
-  residual_norm_backward(be, self_attention_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 0),
-                         cache.self_residual, scratch.d_sublayer);
-  self_attention.backward(be, x, batch, length, self_mask, cache.self_attention, scratch.d_sublayer, scratch.attention,
-                          dy);
+                           d_cross_out, scratch.attention, dy, d_memory);
+  const Activations d_self_out =
+      residual_norm_backward(be, self_attention_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 0),
+                             cache.self_residual, scratch.d_sublayer, scratch.dy_read, self_attention.out.bias_grad);
+  self_attention.backward(be, x, batch, length, self_mask, cache.self_attention, d_self_out, scratch.attention, dy);
 }
 
 }  // namespace attn::nn

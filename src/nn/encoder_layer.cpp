@@ -19,18 +19,20 @@ void EncoderLayer::forward(Backend& be, Activations x, int batch, int length, co
 void EncoderLayer::backward(Backend& be, Activations x, int batch, int length, const AttentionMask& mask,
                             const Dropout& dropout, const Cache& cache, const LayerScratch& scratch, float* dy) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
-  residual_norm_backward(be, ffn_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 1), cache.ffn_residual,
-                         scratch.d_sublayer);
+  const Activations d_ffn_out =
+      residual_norm_backward(be, ffn_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 1), cache.ffn_residual,
+                             scratch.d_sublayer, scratch.dy_read, ffn.fc2.bias_grad);
   Activations middle = cache.middle_rounded;
   if (!cache.middle_rounded) {
     residual_norm_output(be, attention_norm, cache.attention_residual, rows, cache.middle);
     middle = cache.middle;
   }
-  ffn.backward(be, middle, rows, cache.hidden, scratch.d_sublayer, scratch.d_hidden, dy, scratch.dy_read,
+  ffn.backward(be, middle, rows, cache.hidden, d_ffn_out, scratch.d_hidden, dy, scratch.dy_read,
                hidden_dropout(dropout));
-  residual_norm_backward(be, attention_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 0),
-                         cache.attention_residual, scratch.d_sublayer);
-  attention.backward(be, x, batch, length, mask, cache.attention, scratch.d_sublayer, scratch.attention, dy);
+  const Activations d_attention_out =
+      residual_norm_backward(be, attention_norm, dy, rows, dropout.rate, dropout.site(dropout_site + 0),
+                             cache.attention_residual, scratch.d_sublayer, scratch.dy_read, attention.out.bias_grad);
+  attention.backward(be, x, batch, length, mask, cache.attention, d_attention_out, scratch.attention, dy);
 }
 
 }  // namespace attn::nn

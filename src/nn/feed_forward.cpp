@@ -19,7 +19,7 @@ void FeedForward::forward(Backend& be, Activations x, std::int64_t rows, const H
 // derivative is read from h' (h' > 0 exactly where h > 0 and the mask keeps it; elsewhere the
 // gradient is 0 either way), then the same mask scales ∂L/∂h' into ∂L/∂h. Without dropout, where
 // the gradient is rounded to bf16 for W1's products, ReLU's mask is applied on that pass.
-void FeedForward::backward(Backend& be, Activations x, std::int64_t rows, const Hidden& hidden, const float* dy,
+void FeedForward::backward(Backend& be, Activations x, std::int64_t rows, const Hidden& hidden, Activations dy,
                            float* d_hidden, float* dx, RowBuffer dy_read, const HiddenDropout& dropout) const {
   const Activations kept = hidden.kept.read();
   fc2.backward(be, kept, dy, rows, d_hidden, /*accumulate_dx=*/false, dy_read);

@@ -27,8 +27,8 @@ struct FeedForward {
   // y [rows, d_model]. The hidden activations kept are those after dropout.
   void forward(Backend& be, Activations x, std::int64_t rows, const Hidden& hidden, float* y,
                const HiddenDropout& dropout = {}) const;
-  // dx += ∂L/∂x; d_hidden is scratch [rows, d_ff]; dy_read as in Linear::backward.
-  void backward(Backend& be, Activations x, std::int64_t rows, const Hidden& hidden, const float* dy, float* d_hidden,
+  // dx += ∂L/∂x; d_hidden is scratch [rows, d_ff]; dy and dy_read as in Linear::backward.
+  void backward(Backend& be, Activations x, std::int64_t rows, const Hidden& hidden, Activations dy, float* d_hidden,
                 float* dx, RowBuffer dy_read = {}, const HiddenDropout& dropout = {}) const;
 };
 

@@ -34,21 +34,21 @@ Activations Linear::forward_kept(Backend& be, Activations x, std::int64_t rows, 
 void Linear::backward(Backend& be, Activations x, Activations dy, std::int64_t rows, float* dx, bool accumulate_dx,
                       RowBuffer dy_read, Activations relu_y) const {
   ATTN_CHECK(weight.dtype == DType::f32, "a layer with int8 weights has no backward pass (inference only)");
-  // g: the gradient as both products read it.
+  // g: the gradient as both products read it (dy itself where it comes in bf16, its bias's
+  // gradient summed by the pass that rounded it).
   Activations g = dy;
   ATTN_CHECK(!relu_y.data || (dy.dtype == DType::f32 && folds_relu(dy_read)),
              "ReLU's backward folds into a layer's backward only where its float gradient is rounded to bf16 with "
              "the bias summed");
-  if (dy.dtype != DType::f32) {
-    ATTN_CHECK(!bias, "a gradient given in bf16 only has no float rows to sum for the bias");
-  } else if (dy_read.dtype == DType::bf16) {
+  const bool in_float = dy.dtype == DType::f32;
+  if (in_float && dy_read.dtype == DType::bf16) {
     const float* dy32 = static_cast<const float*>(dy.data);
     if (bias)
       be.bias_grad(dy32, rows, out, bias_grad, dy_read.data, DType::bf16, relu_y.data, relu_y.dtype);
     else
       keep(be, dy32, rows * out, dy_read);
     g = dy_read.read();
-  } else if (bias) {
+  } else if (in_float && bias) {
     be.bias_grad(static_cast<const float*>(dy.data), rows, out, bias_grad, nullptr, DType::f32, nullptr, DType::f32);
   }
   weight_backward(be, x, g, rows);

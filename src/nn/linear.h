@@ -32,8 +32,9 @@ struct Linear {
   Activations forward_kept(Backend& be, Activations x, std::int64_t rows, float* y, RowBuffer kept,
                            bool relu = false) const;
   // Accumulates ∂W += dyᵀ·x and ∂b += Σ dy; dx = dy·W, added to dx's contents if accumulate_dx.
-  // dx may be null when the input needs no gradient. x as in forward. dy is float, or bf16 (the
-  // loss writes the logits' gradient so; a layer without a bias only: ∂b needs float rows).
+  // dx may be null when the input needs no gradient. x as in forward. dy is float, or bf16 as both
+  // products read it, ∂b then summed already by the pass that rounded it (the loss writes the
+  // logits' gradient so; residual_norm_backward the gradient of a sublayer's output).
   // dy_read: the type both products read a float dy in — f32 (dy as it is; no buffer), or bf16
   // where the backend keeps bf16 activations (dy rounded once into its buffer, rows·out: scratch).
   // relu_y: where the layer's output went through ReLU and dy is the gradient of ReLU's output,

@@ -16,12 +16,20 @@ void residual_norm_output(Backend& be, const LayerNormParams& norm, const Residu
                norm.eps);
 }
 
-void residual_norm_backward(Backend& be, const LayerNormParams& norm, float* dy, std::int64_t rows, float dropout,
-                            std::uint64_t dropout_seed, const ResidualNormCache& cache, float* d_sublayer_out) {
-  // Without dropout the sublayer's gradient is the residual's: written on the same pass.
-  be.layernorm_backward(dy, cache.sum, cache.mean, cache.rstd, norm.gamma, dy, dropout > 0 ? nullptr : d_sublayer_out,
-                        norm.gamma_grad, norm.beta_grad, rows, norm.dim);
-  if (dropout > 0) be.dropout(dy, d_sublayer_out, rows * norm.dim, dropout, dropout_seed);
+Activations residual_norm_backward(Backend& be, const LayerNormParams& norm, float* dy, std::int64_t rows,
+                                   float dropout, std::uint64_t dropout_seed, const ResidualNormCache& cache,
+                                   float* d_sublayer_out, RowBuffer rounded, float* bias_grad) {
+  SublayerGradient sublayer{nullptr, nullptr, nullptr, dropout, dropout_seed};
+  const bool in_bf16 = rounded.dtype == DType::bf16 && rounded.data;
+  if (in_bf16) {
+    sublayer.bf16 = static_cast<Bf16*>(rounded.data);
+    sublayer.bias_grad = bias_grad;
+  } else {
+    sublayer.f32 = d_sublayer_out;
+  }
+  be.layernorm_backward(dy, cache.sum, cache.mean, cache.rstd, norm.gamma, dy, sublayer, norm.gamma_grad,
+                        norm.beta_grad, rows, norm.dim);
+  return in_bf16 ? rounded.read() : Activations(d_sublayer_out);
 }
 
 }  // namespace attn::nn

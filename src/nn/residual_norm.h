@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "kernels/backend.h"
+#include "nn/activations.h"
 
 namespace attn::nn {
 
@@ -34,9 +35,13 @@ void residual_norm_forward(Backend& be, const LayerNormParams& norm, const float
 void residual_norm_output(Backend& be, const LayerNormParams& norm, const ResidualNormCache& cache, std::int64_t rows,
                           float* y);
 
-// On entry dy holds ∂L/∂y; on exit it holds ∂L/∂(x + ...) which is the residual path's ∂L/∂x,
-// and d_sublayer_out receives ∂L/∂sublayer_out (through the same dropout mask).
-void residual_norm_backward(Backend& be, const LayerNormParams& norm, float* dy, std::int64_t rows, float dropout,
-                            std::uint64_t dropout_seed, const ResidualNormCache& cache, float* d_sublayer_out);
+// On entry dy holds ∂L/∂y; on exit it holds ∂L/∂(x + ...) which is the residual path's ∂L/∂x.
+// Returns ∂L/∂sublayer_out (through the same dropout mask), made on the layer norm's pass as the
+// sublayer's output Linear reads it: rounded into `rounded` where that is a bf16 buffer, with its
+// rows summed into bias_grad (that Linear's bias gradient, null where it has none), so that
+// Linear::backward takes it as given; else in float into d_sublayer_out (the Linear sums its bias).
+Activations residual_norm_backward(Backend& be, const LayerNormParams& norm, float* dy, std::int64_t rows,
+                                   float dropout, std::uint64_t dropout_seed, const ResidualNormCache& cache,
+                                   float* d_sublayer_out, RowBuffer rounded = {}, float* bias_grad = nullptr);
 
 }  // namespace attn::nn

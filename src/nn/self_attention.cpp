@@ -40,7 +40,7 @@ AttentionShape SelfAttention::forward(Backend& be, Activations x, int batch, int
 }
 
 void SelfAttention::backward(Backend& be, Activations x, int batch, int length, const AttentionMask& mask,
-                             const Cache& cache, const float* dy, const AttentionScratch& scratch, float* dx) const {
+                             const Cache& cache, Activations dy, const AttentionScratch& scratch, float* dx) const {
   const std::int64_t rows = static_cast<std::int64_t>(batch) * length;
   const Views v = views(cache.kept.read(), length);
   if (!cache.own_probs) attention_forward(be, shape(batch, length), v.q, v.k, v.v, mask, cache.probs, cache.ctx);

@@ -60,9 +60,9 @@ struct SelfAttention {
   // shape of the probabilities written to cache.probs.
   AttentionShape forward(Backend& be, Activations x, int batch, int length, const AttentionMask& mask,
                          const Cache& cache, float* y, const KeyValueCache* kv = nullptr) const;
-  // dx += ∂L/∂x. The mask is the forward pass's.
+  // dx += ∂L/∂x. The mask is the forward pass's; dy as the output projection's Linear::backward takes it.
   void backward(Backend& be, Activations x, int batch, int length, const AttentionMask& mask, const Cache& cache,
-                const float* dy, const AttentionScratch& scratch, float* dx) const;
+                Activations dy, const AttentionScratch& scratch, float* dx) const;
 };
 
 }  // namespace attn::nn

@@ -475,26 +475,76 @@ void run_layernorm(Backend& be) {
 
 // dx = dL/dx of y = gamma·(x - mean)·rstd + beta, with xhat = (x - mean)·rstd and g = dy·gamma:
 // rstd·(g - mean(g) - xhat·mean(g·xhat)); dgamma += Σ dy·xhat and dbeta += Σ dy over rows.
-// dx apart from dy or over it (in place, as training calls it), with a copy or without.
+// dx apart from dy or over it (in place, as training calls it), and the sublayer's gradient s in
+// each form asked for (SublayerGradient): s = dropout(dx) with the mask dropout applies (at p = 0
+// dx's bits), its bf16 rounding by an independent rule, its column sums against a float64 sum
+// and bit for bit against bias_grad's own pass over s (the pass they replace).
+struct SublayerForm {
+  const char* name;
+  bool f32, bf16, bias;
+  float dropout;
+};
+const SublayerForm kSublayerForms[] = {{"none", false, false, false, 0.0f},
+                                       {"f32", true, false, false, 0.0f},
+                                       {"f32, dropout", true, false, false, 0.3f},
+                                       {"bf16 + bias", false, true, true, 0.0f},
+                                       {"bf16 + bias, dropout", false, true, true, 0.1f},
+                                       {"all, dropout", true, true, true, 0.5f}};
+
 void run_layernorm_backward(Backend& be) {
+  const std::uint64_t seed = 0x243F6A8885A308D3ULL;
   for (Shape s : kShapes)
     for (bool in_place : {false, true})
-      for (bool copy : {false, true}) {
-        SCOPED_TRACE(str(s) + (in_place ? " in place" : "") + (copy ? " with a copy" : ""));
+      for (const SublayerForm& form : kSublayerForms) {
+        SCOPED_TRACE(str(s) + (in_place ? " in place" : "") + ", sublayer: " + form.name);
+        const std::int64_t n = static_cast<std::int64_t>(size(s));
         const LayerNormRef ln = layernorm_inputs(s, 1e-5f);
         const std::vector<float> mean(ln.mean.begin(), ln.mean.end()), rstd(ln.rstd.begin(), ln.rstd.end());
         const auto dy = random_values(size(s), 23), dgamma0 = random_values(s.cols, 24),
-                   dbeta0 = random_values(s.cols, 25);
+                   dbeta0 = random_values(s.cols, 25), dbias0 = random_values(s.cols, 26);
         auto dx_in = to_device(be, ln.x), dmean = to_device(be, mean), drstd = to_device(be, rstd),
              dg = to_device(be, ln.gamma);
-        Guarded<float> d_dy(be, dy), dx_apart(be, static_cast<std::int64_t>(size(s))), dgamma(be, dgamma0),
-            dbeta(be, dbeta0), dx_copy(be, static_cast<std::int64_t>(size(s)));
+        Guarded<float> d_dy(be, dy), dx_apart(be, n), dgamma(be, dgamma0), dbeta(be, dbeta0), s32(be, n),
+            dbias(be, dbias0);
+        Guarded<Bf16> s16(be, n);
         Guarded<float>& dx = in_place ? d_dy : dx_apart;
-        be.layernorm_backward(d_dy.data(), dx_in.data(), dmean.data(), drstd.data(), dg.data(), dx.data(),
-                              copy ? dx_copy.data() : nullptr, dgamma.data(), dbeta.data(), s.rows, s.cols);
+        const SublayerGradient sublayer{form.f32 ? s32.data() : nullptr, form.bf16 ? s16.data() : nullptr,
+                                        form.bias ? dbias.data() : nullptr, form.dropout, seed};
+        be.layernorm_backward(d_dy.data(), dx_in.data(), dmean.data(), drstd.data(), dg.data(), dx.data(), sublayer,
+                              dgamma.data(), dbeta.data(), s.rows, s.cols);
         const std::vector<float> got_dx = dx.host();
-        if (copy) {
-          EXPECT_EQ(dx_copy.host(), got_dx) << "the copy is dx's bits";
+        // s as dropout makes it from dx (the mask of the forward pass's call with this seed).
+        Guarded<float> want_s(be, got_dx);
+        be.dropout(want_s.data(), want_s.data(), n, form.dropout, seed);
+        const std::vector<float> s_ref = want_s.host();
+        if (form.f32) {
+          EXPECT_EQ(s32.host(), s_ref) << "s in float: dropout's bits on dx";
+        } else {
+          const std::vector<float> got32 = s32.host(), untouched = Guarded<float>(be, n).host();
+          EXPECT_EQ(std::memcmp(got32.data(), untouched.data(), got32.size() * sizeof(float)), 0)
+              << "no float s unless asked";
+        }
+        const std::vector<Bf16> got16 = s16.host();
+        for (std::int64_t i = 0; form.bf16 && i < n; ++i)
+          ASSERT_EQ(got16[i], testing::bf16_bits(s_ref[i])) << "s rounded, element " << i << " of " << s_ref[i];
+        if (!form.bf16) {
+          EXPECT_EQ(got16, Guarded<Bf16>(be, n).host()) << "no bf16 s unless asked";
+        }
+        if (form.bias) {
+          Expected want_bias;
+          for (int c = 0; c < s.cols; ++c) {
+            double sum = dbias0[c], abs_sum = std::abs(dbias0[c]);
+            for (std::int64_t r = 0; r < s.rows; ++r)
+              sum += s_ref[r * s.cols + c], abs_sum += std::abs(s_ref[r * s.cols + c]);
+            want_bias.add(sum, (s.rows + 1) * kU32 * abs_sum);
+          }
+          const std::vector<float> got_bias = dbias.host();
+          want_bias.check(got_bias, "the sublayer's bias gradient");
+          Guarded<float> by_pass(be, dbias0);
+          be.bias_grad(want_s.data(), s.rows, s.cols, by_pass.data(), nullptr, DType::f32, nullptr, DType::f32);
+          EXPECT_EQ(got_bias, by_pass.host()) << "the bias gradient in bias_grad's order";
+        } else {
+          EXPECT_EQ(dbias.host(), dbias0) << "no bias gradient unless asked";
         }
         if (!in_place) {
           EXPECT_EQ(d_dy.host(), dy) << "dy untouched";

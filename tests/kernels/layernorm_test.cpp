@@ -71,7 +71,7 @@ TEST_P(LayerNormTest, GradientsMatchFiniteDifferences) {
   // dgamma/dbeta accumulate: start from 1 to check they add rather than overwrite.
   auto dgamma = testing::to_device(be, std::vector<float>(cols, 1.0f));
   auto dbeta = testing::to_device(be, std::vector<float>(cols, 1.0f));
-  be.layernorm_backward(dy.data(), dx_.data(), mean.data(), rstd.data(), dg.data(), dx.data(), nullptr, dgamma.data(),
+  be.layernorm_backward(dy.data(), dx_.data(), mean.data(), rstd.data(), dg.data(), dx.data(), {}, dgamma.data(),
                         dbeta.data(), rows, cols);
   auto gx = testing::to_host(be, dx), gg = testing::to_host(be, dgamma), gb = testing::to_host(be, dbeta);
   for (int i = 0; i < rows * cols; ++i) EXPECT_NEAR(gx[i], expected[i], 2e-5) << "dx " << i;

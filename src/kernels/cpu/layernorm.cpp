@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "kernels/cpu/bf16_conversion.h"
+#include "kernels/cpu/dropout_mask.h"
 #include "kernels/cpu/ops.h"
 
 namespace attn::cpu {
@@ -47,52 +48,89 @@ void layernorm(const float* x, const float* residual, const float* gamma, const 
 }
 
 void layernorm_backward(const float* dy, const float* x, const float* mean, const float* rstd, const float* gamma,
-                        float* dx, float* dx_copy, float* dgamma, float* dbeta, std::int64_t rows, int cols) {
+                        float* dx, const SublayerGradient& sublayer, float* dgamma, float* dbeta, std::int64_t rows,
+                        int cols) {
   // dgamma and dbeta are sums over rows: each of a fixed number of row chunks sums into its own
-  // partial, then the partials are added in order (same result on any thread count).
+  // partial, then the partials are added in order (same result on any thread count). The
+  // sublayer's bias gradient is summed the same way, in bias_grad's chunks and order (a third
+  // partial per chunk), so that it has the bits bias_grad's own pass over s would give.
   // Reused across calls (no allocation per step); workers use the raw pointer, not the vector.
+  const bool bias_sum = sublayer.bias_grad != nullptr;
+  const int sums_per_chunk = bias_sum ? 3 : 2;
   static thread_local std::vector<float> partial_buffer;
-  partial_buffer.assign(static_cast<std::size_t>(kReductionChunks) * 2 * cols, 0.0f);
+  partial_buffer.assign(static_cast<std::size_t>(kReductionChunks) * sums_per_chunk * cols, 0.0f);
   float* const partial = partial_buffer.data();
   const std::int64_t chunk = (rows + kReductionChunks - 1) / kReductionChunks;
-#pragma omp parallel for schedule(static)
-  for (int ch = 0; ch < kReductionChunks; ++ch) {
-    float* pg = partial + static_cast<std::size_t>(ch) * 2 * cols;
-    float* pb = pg + cols;
-    const std::int64_t lo = ch * chunk, hi = std::min(rows, lo + chunk);
-    for (std::int64_t r = lo; r < hi; ++r) {
-      const float* xr = x + r * cols;
-      const float* dyr = dy + r * cols;
-      float* dxr = dx + r * cols;
-      const float mu = mean[r], rs = rstd[r];
-      // dx = rstd · (g - mean(g) - xhat · mean(g · xhat)), g = dy · gamma
-      float sum_g = 0, sum_gx = 0;
+  const bool drop = sublayer.dropout > 0.0f;
+  const DropoutMask mask(drop ? sublayer.dropout : 0.0f, sublayer.seed);
+#pragma omp parallel
+  {
+    // s's row where dropout makes it differ from dx's.
+    std::vector<float> row_buffer(drop ? cols : 0);
+#pragma omp for schedule(static)
+    for (int ch = 0; ch < kReductionChunks; ++ch) {
+      float* pg = partial + static_cast<std::size_t>(ch) * sums_per_chunk * cols;
+      float* pb = pg + cols;
+      float* ps = bias_sum ? pb + cols : nullptr;
+      const std::int64_t lo = ch * chunk, hi = std::min(rows, lo + chunk);
+      for (std::int64_t r = lo; r < hi; ++r) {
+        const float* xr = x + r * cols;
+        const float* dyr = dy + r * cols;
+        float* dxr = dx + r * cols;
+        const float mu = mean[r], rs = rstd[r];
+        // dx = rstd · (g - mean(g) - xhat · mean(g · xhat)), g = dy · gamma
+        float sum_g = 0, sum_gx = 0;
 #pragma omp simd reduction(+ : sum_g, sum_gx)
-      for (int c = 0; c < cols; ++c) {
-        const float xhat = (xr[c] - mu) * rs;
-        const float g = dyr[c] * gamma[c];
-        sum_g += g;
-        sum_gx += g * xhat;
-        pg[c] += dyr[c] * xhat;
-        pb[c] += dyr[c];
-      }
-      const float mean_g = sum_g / cols, mean_gx = sum_gx / cols;
+        for (int c = 0; c < cols; ++c) {
+          const float xhat = (xr[c] - mu) * rs;
+          const float g = dyr[c] * gamma[c];
+          sum_g += g;
+          sum_gx += g * xhat;
+          pg[c] += dyr[c] * xhat;
+          pb[c] += dyr[c];
+        }
+        const float mean_g = sum_g / cols, mean_gx = sum_gx / cols;
 #pragma omp simd
-      for (int c = 0; c < cols; ++c) {
-        const float xhat = (xr[c] - mu) * rs;
-        dxr[c] = rs * (dyr[c] * gamma[c] - mean_g - xhat * mean_gx);
+        for (int c = 0; c < cols; ++c) {
+          const float xhat = (xr[c] - mu) * rs;
+          dxr[c] = rs * (dyr[c] * gamma[c] - mean_g - xhat * mean_gx);
+        }
+        // The sublayer's gradient from the row while it is in L1.
+        const float* s = dxr;
+        if (drop) {
+          mask.row(dxr, row_buffer.data(), r * cols, cols);
+          s = row_buffer.data();
+        }
+        if (sublayer.f32) std::copy(s, s + cols, sublayer.f32 + r * cols);
+        if (sublayer.bf16) round_to_bf16(s, cols, sublayer.bf16 + r * cols);
+        if (ps) {
+#pragma omp simd
+          for (int c = 0; c < cols; ++c) ps[c] += s[c];
+        }
       }
-      if (dx_copy) std::copy(dxr, dxr + cols, dx_copy + r * cols);
     }
   }
   for (int ch = 0; ch < kReductionChunks; ++ch) {
-    const float* pg = partial + static_cast<std::size_t>(ch) * 2 * cols;
+    const float* pg = partial + static_cast<std::size_t>(ch) * sums_per_chunk * cols;
     const float* pb = pg + cols;
     for (int c = 0; c < cols; ++c) {
       dgamma[c] += pg[c];
       dbeta[c] += pb[c];
     }
   }
+  if (!bias_sum) return;
+  // bias_grad's order: its min(kReductionChunks, rows) chunks (the same rows each: ceil(rows /
+  // chunks) = chunk), the partials added to the first in chunk order, then that to the gradient.
+  const int chunks = static_cast<int>(std::min<std::int64_t>(kReductionChunks, rows));
+  if (chunks == 0) return;
+  float* total = partial + 2 * cols;
+  for (int ch = 1; ch < chunks; ++ch) {
+    const float* ps = partial + static_cast<std::size_t>(ch) * sums_per_chunk * cols + 2 * cols;
+#pragma omp simd
+    for (int c = 0; c < cols; ++c) total[c] += ps[c];
+  }
+#pragma omp simd
+  for (int c = 0; c < cols; ++c) sublayer.bias_grad[c] += total[c];
 }
 
 }  // namespace attn::cpu

@@ -80,7 +80,8 @@ void dropout(const float* x, float* y, std::int64_t n, float p, std::uint64_t se
 void layernorm(const float* x, const float* residual, const float* gamma, const float* beta, float* sum, float* y,
                Bf16* rounded, float* mean, float* rstd, std::int64_t rows, int cols, float eps);
 void layernorm_backward(const float* dy, const float* x, const float* mean, const float* rstd, const float* gamma,
-                        float* dx, float* dx_copy, float* dgamma, float* dbeta, std::int64_t rows, int cols);
+                        float* dx, const SublayerGradient& sublayer, float* dgamma, float* dbeta, std::int64_t rows,
+                        int cols);
 
 void cached_attention(const CachedAttention& a, float* probs, float* ctx);
 // Steps of attention and attention_backward (not Backend operations): scores [batch, heads, tq, tk]
