@@ -65,8 +65,8 @@ void layernorm_backward(const float* dy, const float* x, const float* mean, cons
   const DropoutMask mask(drop ? sublayer.dropout : 0.0f, sublayer.seed);
 #pragma omp parallel
   {
-    // s's row where dropout makes it differ from dx's.
-    std::vector<float> row_buffer(drop ? cols : 0);
+    // s's row where dropout makes it differ from dx's and no float row is asked for.
+    std::vector<float> row_buffer(drop && !sublayer.f32 ? cols : 0);
 #pragma omp for schedule(static)
     for (int ch = 0; ch < kReductionChunks; ++ch) {
       float* pg = partial + static_cast<std::size_t>(ch) * sums_per_chunk * cols;
@@ -95,13 +95,16 @@ void layernorm_backward(const float* dy, const float* x, const float* mean, cons
           const float xhat = (xr[c] - mu) * rs;
           dxr[c] = rs * (dyr[c] * gamma[c] - mean_g - xhat * mean_gx);
         }
-        // The sublayer's gradient from the row while it is in L1.
+        // The sublayer's gradient from the row while it is in L1 (with dropout, masked into its
+        // float row where asked, else into the thread's own).
+        float* const s32 = sublayer.f32 ? sublayer.f32 + r * cols : nullptr;
         const float* s = dxr;
         if (drop) {
-          mask.row(dxr, row_buffer.data(), r * cols, cols);
-          s = row_buffer.data();
+          float* const masked = s32 ? s32 : row_buffer.data();
+          mask.row(dxr, masked, r * cols, cols);
+          s = masked;
         }
-        if (sublayer.f32) std::copy(s, s + cols, sublayer.f32 + r * cols);
+        if (s32 && s != s32) std::copy(s, s + cols, s32);
         if (sublayer.bf16) round_to_bf16(s, cols, sublayer.bf16 + r * cols);
         if (ps) {
 #pragma omp simd
