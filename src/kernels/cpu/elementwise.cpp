@@ -206,13 +206,7 @@ void bias_grad(const float* dy, std::int64_t rows, int cols, float* dbias, void*
     else
       sum_rows(dy, lo, hi, cols, sum, dy_bf16, dy_f32, relu_f32);
   }
-  for (int ch = 1; ch < chunks; ++ch) {
-    const float* acc = partial + static_cast<std::int64_t>(ch) * cols;
-#pragma omp simd
-    for (int c = 0; c < cols; ++c) partial[c] += acc[c];
-  }
-#pragma omp simd
-  for (int c = 0; c < cols; ++c) dbias[c] += partial[c];
+  add_chunk_sums(partial, cols, chunks, cols, dbias);
 }
 
 double sum_squares(const float* x, std::int64_t n) {

@@ -122,18 +122,12 @@ void layernorm_backward(const float* dy, const float* x, const float* mean, cons
     }
   }
   if (!bias_sum) return;
-  // bias_grad's order: its min(kReductionChunks, rows) chunks (the same rows each: ceil(rows /
-  // chunks) = chunk), the partials added to the first in chunk order, then that to the gradient.
+  // bias_grad's chunks: min(kReductionChunks, rows) of them, the same rows each (ceil(rows /
+  // chunks) = chunk), summed in its order.
   const int chunks = static_cast<int>(std::min<std::int64_t>(kReductionChunks, rows));
   if (chunks == 0) return;
-  float* total = partial + 2 * cols;
-  for (int ch = 1; ch < chunks; ++ch) {
-    const float* ps = partial + static_cast<std::size_t>(ch) * sums_per_chunk * cols + 2 * cols;
-#pragma omp simd
-    for (int c = 0; c < cols; ++c) total[c] += ps[c];
-  }
-#pragma omp simd
-  for (int c = 0; c < cols; ++c) sublayer.bias_grad[c] += total[c];
+  add_chunk_sums(partial + 2 * cols, static_cast<std::int64_t>(sums_per_chunk) * cols, chunks, cols,
+                 sublayer.bias_grad);
 }
 
 }  // namespace attn::cpu

@@ -112,4 +112,17 @@ void moving_average(float* average, const float* x, std::int64_t n, float decay)
 // bit-identical results on any number of threads.
 inline constexpr int kReductionChunks = 64;
 
+// Per-chunk column sums (`chunks` rows of `cols` floats, `stride` floats apart) added into the first
+// in chunk order, then that into out: the order bias_grad's row chunks are summed in, which
+// layernorm_backward keeps for a sublayer's bias gradient (the first row is overwritten).
+inline void add_chunk_sums(float* partials, std::int64_t stride, int chunks, int cols, float* out) {
+  for (int ch = 1; ch < chunks; ++ch) {
+    const float* p = partials + ch * stride;
+#pragma omp simd
+    for (int c = 0; c < cols; ++c) partials[c] += p[c];
+  }
+#pragma omp simd
+  for (int c = 0; c < cols; ++c) out[c] += partials[c];
+}
+
 }  // namespace attn::cpu
