@@ -205,11 +205,13 @@ int run(std::vector<std::pair<int, int>> sizes, int rows, int sentences) {
                   attn::to_string(precision).c_str(), B, H, T, T, dk, flop / forward / 1e9, 2 * flop / backward / 1e9);
       if (in_bf16) {
         // As the bf16 training step calls them: the context and the gradients rounded in the block
-        // (ctx_rounded; RoundedAttentionGradients with the QKV biases' sums).
-        std::vector<attn::Bf16> ctx16(ctx.size()), dqkv16(qkv.size());
+        // (ctx_rounded; RoundedAttentionGradients with the QKV biases' sums), ∂ctx read in bf16.
+        std::vector<attn::Bf16> ctx16(ctx.size()), dqkv16(qkv.size()), dctx16(dctx.size());
+        attn::cpu::to_bf16(dctx.data(), static_cast<std::int64_t>(dctx.size()), dctx16.data());
         std::vector<float> bias(static_cast<std::size_t>(3) * hd);
         const attn::RoundedAttentionGradients rounded{dqkv16.data(), dqkv16.data() + hd, dqkv16.data() + 2 * hd,
-                                                      bias.data(),   bias.data() + hd,   bias.data() + 2 * hd};
+                                                      bias.data(),   bias.data() + hd,   bias.data() + 2 * hd,
+                                                      dctx16.data()};
         const double forward16 = median_seconds(
             [&] { attn::cpu::attention(precision, a, attn::AttentionMask{}, probs.data(), ctx.data(), ctx16.data()); });
         const double backward16 = median_seconds([&] {

@@ -88,10 +88,14 @@ struct AttentionBlocks {
 // Attention's gradients as the products after it read them where the backend keeps bf16
 // activations: ∂q, ∂k and ∂v rounded to bf16 (as to_bf16 rounds), laid out like q, k and v, and the
 // q, k and v projections' bias gradients, each added the sum of its gradient's rows (each
-// sentence's rows summed in order, the sentences' sums then in order; null: not summed).
+// sentence's rows summed in order, the sentences' sums then in order; null: not summed). And the
+// gradient coming in, ∂ctx, where the output projection's product gave it in bf16 (as to_bf16 rounds
+// it: what attention's products round it to where the backend keeps bf16 activations), read in place
+// of the float dctx, which may then be null.
 struct RoundedAttentionGradients {
   Bf16 *dq = nullptr, *dk = nullptr, *dv = nullptr;
   float *dq_bias = nullptr, *dk_bias = nullptr, *dv_bias = nullptr;
+  const Bf16* dctx = nullptr;
 };
 
 // The gradient a sublayer reads from its post-LN connection, written on layernorm_backward's pass:
@@ -293,7 +297,8 @@ class Backend {
   // asked; the same bits as matmul (alpha 1, beta 0) followed by add_bias / add_bias_relu, in one
   // call so that a backend can add the bias as the product stores its sums. C is float [m, n]
   // (rows n apart); given `rounded`, the result goes there in bf16 (as to_bf16 rounds) and C is
-  // scratch whose contents are left unspecified.
+  // scratch whose contents are left unspecified. Bias null: the product alone (matmul's bits, then
+  // to_bf16's where rounded), which ReLU does not follow.
   virtual void matmul_bias(int m, int n, int k, const MatrixRef& a, const MatrixRef& b, const float* bias, bool relu,
                            float* c, Bf16* rounded) = 0;
 

@@ -33,8 +33,9 @@ void ProfilingBackend::matmul_bias(int m, int n, int k, const MatrixRef& a, cons
   products_.push_back({m, n, k, 1.0f, 0.0f, a, b, n, false, GemmBatch{}});
   const double flops = products_.back().flops();
   const auto type = [](const MatrixRef& x) { return x.rounded ? "f32(bf16)" : to_string(x.dtype); };
+  const char* const epilogue = !bias ? "" : relu ? "+bias+relu" : "+bias";
   std::snprintf(key, sizeof key, "matmul %s·%s %s%s %dx%dx%d %s%s", type(a), type(b), a.trans == Trans::Yes ? "T" : "N",
-                b.trans == Trans::Yes ? "T" : "N", m, n, k, relu ? "+bias+relu" : "+bias", rounded ? "->bf16" : "");
+                b.trans == Trans::Yes ? "T" : "N", m, n, k, epilogue, rounded ? "->bf16" : "");
   time(key, flops, [&] { inner_.matmul_bias(m, n, k, a, b, bias, relu, c, rounded); });
 }
 

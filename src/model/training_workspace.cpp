@@ -165,6 +165,7 @@ void TrainingWorkspace::assign(const ModelConfig& c, int batch, int src_len, int
   scratch.dy_read = bf16_activations ? nn::RowBuffer(a.take<Bf16>(std::max(rows * widest, logits_rows * c.vocab_size)))
                                      : nn::RowBuffer();
   scratch.attention.dy_read = scratch.dy_read;
+  scratch.attention.d_ctx_rounded = bf16_activations ? a.take<Bf16>(rows * hv) : nullptr;
 }
 
 }  // namespace attn

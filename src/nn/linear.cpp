@@ -32,7 +32,7 @@ Activations Linear::forward_kept(Backend& be, Activations x, std::int64_t rows, 
 }
 
 void Linear::backward(Backend& be, Activations x, Activations dy, std::int64_t rows, float* dx, bool accumulate_dx,
-                      RowBuffer dy_read, Activations relu_y) const {
+                      RowBuffer dy_read, Activations relu_y, Bf16* dx_rounded) const {
   ATTN_CHECK(weight.dtype == DType::f32, "a layer with int8 weights has no backward pass (inference only)");
   // g: the gradient as both products read it (dy itself where it comes in bf16, its bias's
   // gradient summed by the pass that rounded it).
@@ -52,7 +52,7 @@ void Linear::backward(Backend& be, Activations x, Activations dy, std::int64_t r
     be.bias_grad(static_cast<const float*>(dy.data), rows, out, bias_grad, nullptr, DType::f32, nullptr, DType::f32);
   }
   weight_backward(be, x, g, rows);
-  if (dx) input_backward(be, g, rows, dx, accumulate_dx);
+  if (dx) input_backward(be, g, rows, dx, accumulate_dx, dx_rounded);
 }
 
 void Linear::weight_backward(Backend& be, Activations x, Activations g, std::int64_t rows) const {
@@ -61,8 +61,13 @@ void Linear::weight_backward(Backend& be, Activations x, Activations g, std::int
             nullptr);
 }
 
-void Linear::input_backward(Backend& be, Activations g, std::int64_t rows, float* dx, bool accumulate_dx) const {
+void Linear::input_backward(Backend& be, Activations g, std::int64_t rows, float* dx, bool accumulate_dx,
+                            Bf16* dx_rounded) const {
   ATTN_CHECK(weight.dtype == DType::f32, "a layer with int8 weights has no backward pass (inference only)");
+  if (dx_rounded) {
+    ATTN_CHECK(!accumulate_dx, "a gradient rounded to bf16 as its product stores it is not added to");
+    return be.matmul_bias(static_cast<int>(rows), in, out, g.matrix(out), weight, nullptr, false, dx, dx_rounded);
+  }
   be.matmul(static_cast<int>(rows), in, out, 1.0f, g.matrix(out), weight, accumulate_dx ? 1.0f : 0.0f, dx, in, nullptr);
 }
 

@@ -40,16 +40,20 @@ struct Linear {
   // relu_y: where the layer's output went through ReLU and dy is the gradient of ReLU's output,
   // that output (rows·out, float or bf16): dy·(relu_y > 0) is what the products read and the bias
   // sums, masked on the pass that rounds dy (dy_read bf16; dy itself is left as it was).
+  // dx_rounded: as input_backward's.
   void backward(Backend& be, Activations x, Activations dy, std::int64_t rows, float* dx, bool accumulate_dx,
-                RowBuffer dy_read = {}, Activations relu_y = {}) const;
+                RowBuffer dy_read = {}, Activations relu_y = {}, Bf16* dx_rounded = nullptr) const;
   // Whether backward takes relu_y with this dy_read: the mask folds into the pass that rounds dy
   // and sums the bias (otherwise the caller applies relu_backward to dy first).
   bool folds_relu(RowBuffer dy_read) const { return bias && dy_read.dtype == DType::bf16 && dy_read.data; }
   // backward's two products alone, for a gradient g given as they read it with the bias's gradient
   // summed already (attention's, rounded to bf16 where it is computed): ∂W += gᵀ·x,
   void weight_backward(Backend& be, Activations x, Activations g, std::int64_t rows) const;
-  // and dx = g·W, added to dx's contents if accumulate_dx.
-  void input_backward(Backend& be, Activations g, std::int64_t rows, float* dx, bool accumulate_dx) const;
+  // and dx = g·W, added to dx's contents if accumulate_dx; or, given dx_rounded, rounded to bf16
+  // there as the product stores it (as to_bf16 rounds; not accumulated, dx then scratch): where only
+  // products that round their inputs read dx (attention's gradient from its output projection).
+  void input_backward(Backend& be, Activations g, std::int64_t rows, float* dx, bool accumulate_dx,
+                      Bf16* dx_rounded = nullptr) const;
 };
 
 }  // namespace attn::nn

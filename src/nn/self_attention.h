@@ -8,12 +8,13 @@
 
 namespace attn::nn {
 
-struct AttentionScratch {    // backward-pass temporaries, shared by all layers
-  float* d_ctx = nullptr;    // [rows, h·d_v]
-  float* d_probs = nullptr;  // [batch, h, queries, keys]
-  float* d_q = nullptr;      // like the cache's q (or qkv)
-  float* d_kv = nullptr;     // like the cross-attention cache's kv
-  RowBuffer dy_read;         // the type a projection's output gradient is read in (Linear::backward)
+struct AttentionScratch {         // backward-pass temporaries, shared by all layers
+  float* d_ctx = nullptr;         // [rows, h·d_v]
+  Bf16* d_ctx_rounded = nullptr;  // the same in bf16, where dy_read is bf16 (attention's products read it so)
+  float* d_probs = nullptr;       // [batch, h, queries, keys]
+  float* d_q = nullptr;           // like the cache's q (or qkv)
+  float* d_kv = nullptr;          // like the cross-attention cache's kv
+  RowBuffer dy_read;              // the type a projection's output gradient is read in (Linear::backward)
 };
 
 // Incremental decoding: the keys and values of the positions already decoded, kept per cached

@@ -1518,6 +1518,47 @@ void attention_case(Backend& be, bool backward) {
         check_rounded(rq.host(), got_dq, c.batch * c.tq, hk, bq0, bq.host(), "dq");
         check_rounded(rk.host(), got_dk, c.batch * c.tk, hk, bk0, bk.host(), "dk");
         check_rounded(rv.host(), got_dv, c.batch * c.tk, hv, bv0, bv.host(), "dv");
+        // ∂ctx given in bf16 (RoundedAttentionGradients::dctx, as the output projection's product
+        // rounds it where the backend keeps bf16 activations, whose products round it so anyway):
+        // the same bits as the call given the float ∂ctx of those rounded values, the float dctx
+        // not read (null). (A float backend's products of two float operands do not round: it is
+        // never given one.)
+        if (!be.keeps_bf16_activations()) continue;
+        std::vector<Bf16> dctx16(ctx_n);
+        std::vector<float> dctx_rounded(ctx_n);
+        for (std::size_t i = 0; i < ctx_n; ++i)
+          dctx16[i] = testing::bf16_bits(dctx[i]), dctx_rounded[i] = bf16_value(dctx16[i]);
+        auto d_dctx16 = to_device(be, dctx16);
+        auto d_dctx_rounded = to_device(be, dctx_rounded);
+        const auto rounded_call = [&](const float* dctx_f32, const Bf16* dctx_bf16) {
+          Guarded<float> fq(be, static_cast<std::int64_t>(q_n)), fk(be, static_cast<std::int64_t>(k_n)),
+              fv(be, static_cast<std::int64_t>(k_n)), ds(be, a.probs_size());
+          Guarded<Bf16> gq(be, static_cast<std::int64_t>(q_n)), gk(be, static_cast<std::int64_t>(k_n)),
+              gv(be, static_cast<std::int64_t>(k_n));
+          Guarded<float> cq(be, bq0), ck(be, bk0), cv(be, bv0);
+          RoundedAttentionGradients r{gq.data(), gk.data(), gv.data(), cq.data(), ck.data(), cv.data()};
+          r.dctx = dctx_bf16;
+          be.attention_backward(a, d_p.data(), dctx_f32, ds.data(), fq.data(), fk.data(), fv.data(), &r);
+          fq.host(), fk.host(), fv.host(), ds.host();  // (their guards)
+          return std::make_tuple(gq.host(), gk.host(), gv.host(), cq.host(), ck.host(), cv.host());
+        };
+        const auto from_float = rounded_call(d_dctx_rounded.data(), nullptr);
+        const auto from_bf16 = rounded_call(nullptr, d_dctx16.data());
+        EXPECT_EQ(std::get<0>(from_bf16), std::get<0>(from_float)) << "dq from a bf16 dctx";
+        EXPECT_EQ(std::get<1>(from_bf16), std::get<1>(from_float)) << "dk from a bf16 dctx";
+        EXPECT_EQ(std::get<2>(from_bf16), std::get<2>(from_float)) << "dv from a bf16 dctx";
+        for (int g = 0; g < 3; ++g) {
+          const std::vector<float>& got = g == 0   ? std::get<3>(from_bf16)
+                                          : g == 1 ? std::get<4>(from_bf16)
+                                                   : std::get<5>(from_bf16);
+          const std::vector<float>& want = g == 0   ? std::get<3>(from_float)
+                                           : g == 1 ? std::get<4>(from_float)
+                                                    : std::get<5>(from_float);
+          ASSERT_EQ(got.size(), want.size());
+          for (std::size_t i = 0; i < got.size(); ++i)
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>(want[i]))
+                << "bias gradient " << g << " from a bf16 dctx, element " << i;
+        }
       }
 }
 void run_attention(Backend& be) { attention_case(be, false); }

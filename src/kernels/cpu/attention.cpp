@@ -228,14 +228,15 @@ void batched_backward(MatmulPrecision precision, const AttentionBlocks& a, const
   const std::int64_t ctx_stride = static_cast<std::int64_t>(a.queries) * ld_ctx;
   const GemmBatch probs_by_head{a.batch, a.heads, a.heads * block, block, 0, 0, 0, 0};
   const auto f32 = [](const float* x, std::int64_t ld, Trans t = Trans::No) { return f32_matrix(x, ld, t); };
+  const MatrixRef d_ctx = rounded && rounded->dctx ? bf16_matrix(rounded->dctx, ld_ctx) : f32(dctx, ld_ctx);
   // dV_bh = P_bhᵀ · dctx_bh
   GemmBatch b = probs_by_head;
   b.b_outer = ctx_stride, b.b_inner = a.d_v, b.c_outer = a.v_stride, b.c_inner = a.d_v;
-  matmul(precision, a.keys, a.d_v, a.queries, 1.0f, f32(probs, a.keys, Trans::Yes), f32(dctx, ld_ctx), 0.0f, dv,
+  matmul(precision, a.keys, a.d_v, a.queries, 1.0f, f32(probs, a.keys, Trans::Yes), d_ctx, 0.0f, dv,
          static_cast<int>(a.v.ld), &b);
   // dP_bh = dctx_bh · V_bhᵀ
   b = GemmBatch{a.batch, a.heads, ctx_stride, a.d_v, a.v_stride, a.d_v, a.heads * block, block};
-  matmul(precision, a.queries, a.keys, a.d_v, 1.0f, f32(dctx, ld_ctx), transposed(a.v), 0.0f, dprobs, a.keys, &b);
+  matmul(precision, a.queries, a.keys, a.d_v, 1.0f, d_ctx, transposed(a.v), 0.0f, dprobs, a.keys, &b);
   // dS = P ⊙ (dP - rowsum(dP ⊙ P)) / √d_k
   attention_softmax_backward(dprobs, probs, a.probs_size() / a.keys, a.keys, score_scale(a));
   // dQ_bh = dS_bh · K_bh ; dK_bh = dS_bhᵀ · Q_bh
@@ -304,8 +305,12 @@ void attention_backward(MatmulPrecision precision, const AttentionBlocks& a, con
   const std::int64_t block = static_cast<std::int64_t>(a.queries) * a.keys;
   const int ld_ctx = a.heads * a.d_v;
   const float scale = score_scale(a);
+  // A block's ∂ctx as its products read it: in bf16 where it comes so (read as they would round
+  // it: half the bytes and no rounding per product), else in float.
+  const Bf16* const dctx16 = rounded ? rounded->dctx : nullptr;
   const auto dctx_at = [&](const Block& x) {
-    return dctx + static_cast<std::int64_t>(x.b) * a.queries * ld_ctx + x.h * a.d_v;
+    const std::int64_t at = static_cast<std::int64_t>(x.b) * a.queries * ld_ctx + x.h * a.d_v;
+    return dctx16 ? bf16_matrix(dctx16 + at, ld_ctx) : f32_matrix(dctx + at, ld_ctx);
   };
   // Where a block's gradients go: in place in float, or (rounded) first into the thread's own
   // scratch (in L1), then rounded into place with their rows summed: the float gradients never go
@@ -314,7 +319,7 @@ void attention_backward(MatmulPrecision precision, const AttentionBlocks& a, con
   GradientOut &gq = out[0], &gk = out[1], &gv = out[2];
   for_each_block(precision, a, [&](const Block& x, const BlockProducts& product, const Block& next) {
     prefetch_rows(probs + next.i * block, 1, 0, block * 4, false);
-    prefetch_rows(dctx_at(next), a.queries, ld_ctx * 4, a.d_v * 4, false);
+    prefetch_head(dctx_at(next), a.queries, a.d_v);
     const float* p = probs + x.i * block;
     // dS in the thread's own scratch (in L1 from block to block), not in dscores: the batched
     // route's scratch would be one more buffer of probs' size through memory.
@@ -322,7 +327,7 @@ void attention_backward(MatmulPrecision precision, const AttentionBlocks& a, con
     ds_block.resize(static_cast<std::size_t>(block));
     float* ds = ds_block.data();
     if (rounded) d_block.resize(static_cast<std::size_t>(std::max(a.queries, a.keys)) * std::max(a.d_k, a.d_v));
-    const MatrixRef d_ctx = f32_matrix(dctx_at(x), ld_ctx);
+    const MatrixRef d_ctx = dctx_at(x);
     const auto [dv_out, dv_ld] = gv.target(x, d_block.data());
     product(a.keys, a.d_v, a.queries, f32_matrix(p, a.keys, Trans::Yes), d_ctx, dv_out, dv_ld);  // dV = Pᵀ·dctx
     gv.finish(x, dv_out, dv_ld);

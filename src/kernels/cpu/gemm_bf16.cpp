@@ -120,7 +120,7 @@ bool gemm_mixed_bias(int m, int n, int k, const MatrixRef& a, const MatrixRef& b
   const Bf16Block bb = bf16_block(b, bt ? n : k, bt ? k : n, b16);
   MatmulDesc d = matmul_desc(a.trans, b.trans, m, n, k, ab.ld, bb.ld, n, 1.0f, 0.0f);
   d.input = MatmulInput::bf16;
-  d.epilogue = relu ? kBiasRelu : kBias;
+  d.epilogue = !bias ? kNoEpilogue : relu ? kBiasRelu : kBias;
   d.output = rounded ? MatmulOutput::bf16 : MatmulOutput::f32;
   run_matmul(d, ab.data, bb.data, rounded ? static_cast<void*>(rounded) : static_cast<void*>(c), bias);
   return true;

@@ -37,10 +37,13 @@ void matmul(MatmulPrecision precision, int m, int n, int k, float alpha, const M
 
 void matmul_bias(MatmulPrecision precision, int m, int n, int k, const MatrixRef& a, const MatrixRef& b,
                  const float* bias, bool relu, float* c, Bf16* rounded) {
+  ATTN_CHECK(bias || !relu, "matmul_bias applies ReLU after a bias only");
   const bool s8 = a.dtype == DType::s8 || b.dtype == DType::s8;
   if (!s8 && runs_in_bf16(precision, a, b) && gemm_mixed_bias(m, n, k, a, b, bias, relu, c, rounded)) return;
   matmul(precision, m, n, k, 1.0f, a, b, 0.0f, c, n, nullptr);
-  if (relu)
+  if (!bias) {
+    if (rounded) to_bf16(c, static_cast<std::int64_t>(m) * n, rounded);
+  } else if (relu)
     add_bias_relu(c, bias, m, n, rounded);
   else
     add_bias(c, bias, m, n, rounded);

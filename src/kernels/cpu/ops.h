@@ -20,11 +20,12 @@ void gemm_mixed(int m, int n, int k, float alpha, const MatrixRef& a, const Matr
                 int ldc);
 // C = A·B + bias (then ReLU) in one bf16 product with the bias folded into its stores (C float,
 // ldc n; or, given rounded, the result rounded to bf16 there instead, C untouched): the same bits
-// as gemm_mixed then add_bias. Returns false, doing nothing, where the product does not run as one
-// (small or cut shapes): the caller then runs the two steps.
+// as gemm_mixed then add_bias (bias null: no bias, no ReLU; to_bf16's bits). Returns false, doing nothing, where the
+// product does not run as one (small or cut shapes): the caller then runs the two steps.
 bool gemm_mixed_bias(int m, int n, int k, const MatrixRef& a, const MatrixRef& b, const float* bias, bool relu,
                      float* c, Bf16* rounded);
-// matmul (alpha 1, beta 0, ldc n) then add_bias / add_bias_relu (Backend::matmul_bias).
+// matmul (alpha 1, beta 0, ldc n) then add_bias / add_bias_relu, or to_bf16 alone without a bias
+// (Backend::matmul_bias).
 void matmul_bias(MatmulPrecision precision, int m, int n, int k, const MatrixRef& a, const MatrixRef& b,
                  const float* bias, bool relu, float* c, Bf16* rounded);
 void to_bf16(const float* x, std::int64_t n, Bf16* y);  // round to nearest even
