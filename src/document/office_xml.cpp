@@ -148,11 +148,11 @@ class Tokenizer {
         add_text(at, end, stack_.empty() ? XmlNode::Type::other : XmlNode::Type::text);
         at = end;
       } else if (starts(s_, at, "<?")) {
-        at = add_other(at, find_after(at, "?>"));
+        at = add_other(at, find_after(at + 2, "?>"));
       } else if (starts(s_, at, "<!--")) {
-        at = add_other(at, find_after(at, "-->"));
+        at = add_other(at, find_after(at + 4, "-->"));  // "<!-->" does not end there
       } else if (starts(s_, at, "<![CDATA[")) {
-        const std::size_t end = find_after(at, "]]>");
+        const std::size_t end = find_after(at + 9, "]]>");
         add_text(at, end, XmlNode::Type::text);
         at = end;
       } else if (starts(s_, at, "</")) {
@@ -182,6 +182,7 @@ class Tokenizer {
   [[noreturn]] void lost(std::size_t at) {
     throw Error(p_.name + ": internal error: the XML tokenizer is lost at byte " + std::to_string(at));
   }
+  // Just past the first `what` from `at` on (the caller starts after its opening's own bytes).
   std::size_t find_after(std::size_t at, std::string_view what) {
     const std::size_t end = s_.find(what, at);
     if (end == std::string_view::npos) lost(at);

@@ -541,6 +541,31 @@ TEST(OfficeDocument, RefusesWhatIsNotItsFormat) {
   expect_error(damaged, "docx", "word/document.xml is damaged (CRC error)");
 }
 
+// A comment whose text starts with '>' ("<!-->..." is well-formed XML: the comment's end is the
+// first "-->" after its "<!--") and a processing instruction inside a paragraph: not text, kept byte
+// for byte, and the package written back reads again into the same segment. (The fuzzer's finding:
+// the comment was taken to end at the "-->" of its own "<!-->", its text then read as text.)
+TEST(OfficeDocument, ACommentStartingWithAGreaterThanSignEndsAtItsOwnEnd) {
+  const std::string xml =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?><office:document-content "
+      "xmlns:office=\"urn:oasis:names:tc:opendocument:xmlns:office:1.0\" "
+      "xmlns:text=\"urn:oasis:names:tc:opendocument:xmlns:text:1.0\"><office:body><office:text>"
+      "<text:p>Hi <!-->> not - text? no -->there<?pi ?>now</text:p>"
+      "</office:text></office:body></office:document-content>";
+  const std::string odt =
+      make_zip({{"mimetype", "application/vnd.oasis.opendocument.text", true}, {"content.xml", xml, false}});
+  const OfficeFile file = read_office(odt, "odt");
+  const Document& d = file.parts.at(0).document;
+  ASSERT_EQ(d.segments.size(), 1u);
+  EXPECT_EQ(d.segments[0].text, "Hi therenow");
+  const std::string untranslated = assemble(d, rendered(d, false));
+  EXPECT_EQ(untranslated, xml) << "untranslated, the part is its source byte for byte";
+  const std::string upper = assemble(d, rendered(d, true));
+  EXPECT_NE(upper.find("<!-->> not - text? no -->"), std::string::npos) << upper;
+  EXPECT_EQ(read_office(write_office(odt, file, {upper}), "odt").parts.at(0).document.segments.at(0).text,
+            "HI THERENOW");
+}
+
 TEST(OfficeDocument, MalformedXmlNamesThePartAndLine) {
   const std::string head = std::string("<?xml version=\"1.0\"?>\n<w:document ") + kWordNs + ">\n<w:body>\n";
   const auto docx = [](const std::string& xml) {
