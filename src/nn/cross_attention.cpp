@@ -45,19 +45,17 @@ void CrossAttention::backward(Backend& be, Activations x, Activations memory, in
   const HeadsView k = keys(memory_kv, memory_length), v = values(memory_kv, memory_length);
   if (!cache.own_probs) attention_forward(be, s, queries, k, v, mask, cache.probs, cache.ctx);
   const Activations ctx = cache.own_probs && cache.ctx_rounded ? Activations(cache.ctx_rounded) : cache.ctx;
-  const bool rounded_gradients = scratch.dy_read.dtype == DType::bf16 && scratch.dy_read.data;
-  // ∂ctx rounded to bf16 as its product stores it where attention's products read it so.
-  Bf16* const d_ctx16 = rounded_gradients ? scratch.d_ctx_rounded : nullptr;
-  out.backward(be, ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false, scratch.dy_read, {}, d_ctx16);
+  out.backward(be, ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false, scratch.dy_read, {}, scratch.rounded_d_ctx());
   const int hk = heads * d_k;
-  if (rounded_gradients) {
+  if (scratch.rounded()) {
     // In bf16 as the products read them, the biases' gradients summed on the way (∂Q then ∂KV in
     // scratch.dy_read, as in the float scratch; the float ones are never written).
     Bf16* const g_q = static_cast<Bf16*>(scratch.dy_read.data);
     Bf16* const g_kv = g_q + rows * hk;
     float* const db_q = q.bias ? q.bias_grad : nullptr;
     float* const db_kv = kv.bias ? kv.bias_grad : nullptr;
-    const RoundedAttentionGradients rounded{g_q, g_kv, g_kv + hk, db_q, db_kv, db_kv ? db_kv + hk : nullptr, d_ctx16};
+    const RoundedAttentionGradients rounded{
+        g_q, g_kv, g_kv + hk, db_q, db_kv, db_kv ? db_kv + hk : nullptr, scratch.d_ctx_rounded};
     attention_backward(be, s, queries, k, v, cache.probs, scratch.d_ctx, scratch.d_probs, scratch.d_q, scratch.d_kv,
                        scratch.d_kv + hk, &rounded);
     q.weight_backward(be, x, Activations(g_q), rows);

@@ -45,20 +45,17 @@ void SelfAttention::backward(Backend& be, Activations x, int batch, int length, 
   const Views v = views(cache.kept.read(), length);
   if (!cache.own_probs) attention_forward(be, shape(batch, length), v.q, v.k, v.v, mask, cache.probs, cache.ctx);
   const Activations ctx = cache.own_probs && cache.ctx_rounded ? Activations(cache.ctx_rounded) : cache.ctx;
-  const bool rounded_gradients = scratch.dy_read.dtype == DType::bf16 && scratch.dy_read.data;
-  // ∂ctx rounded to bf16 as its product stores it where attention's products read it so.
-  Bf16* const d_ctx16 = rounded_gradients ? scratch.d_ctx_rounded : nullptr;
-  out.backward(be, ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false, scratch.dy_read, {}, d_ctx16);
+  out.backward(be, ctx, dy, rows, scratch.d_ctx, /*accumulate_dx=*/false, scratch.dy_read, {}, scratch.rounded_d_ctx());
   // ∂Q, ∂K and ∂V side by side like Q, K and V: one product each for ∂W_qkv and ∂x.
   float* dq = scratch.d_q;
   const int hk = heads * d_k;
-  if (rounded_gradients) {
+  if (scratch.rounded()) {
     // In bf16 as both products read them, the bias's gradient summed on the way (scratch.dy_read
     // holds them; the float ones are never written).
     Bf16* const g = static_cast<Bf16*>(scratch.dy_read.data);
     float* const db = qkv.bias ? qkv.bias_grad : nullptr;
     const RoundedAttentionGradients rounded{
-        g, g + hk, g + 2 * hk, db, db ? db + hk : nullptr, db ? db + 2 * hk : nullptr, d_ctx16};
+        g, g + hk, g + 2 * hk, db, db ? db + hk : nullptr, db ? db + 2 * hk : nullptr, scratch.d_ctx_rounded};
     attention_backward(be, shape(batch, length), v.q, v.k, v.v, cache.probs, scratch.d_ctx, scratch.d_probs, dq,
                        dq + hk, dq + 2 * hk, &rounded);
     qkv.weight_backward(be, x, Activations(g), rows);

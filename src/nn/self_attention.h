@@ -15,6 +15,11 @@ struct AttentionScratch {         // backward-pass temporaries, shared by all la
   float* d_q = nullptr;           // like the cache's q (or qkv)
   float* d_kv = nullptr;          // like the cross-attention cache's kv
   RowBuffer dy_read;              // the type a projection's output gradient is read in (Linear::backward)
+
+  // Whether attention's gradients are read in bf16 (dy_read is bf16): then ∂Q, ∂K, ∂V and ∂ctx are
+  // rounded where they are made, and ∂ctx goes to d_ctx_rounded (null otherwise).
+  bool rounded() const { return dy_read.dtype == DType::bf16 && dy_read.data; }
+  Bf16* rounded_d_ctx() const { return rounded() ? d_ctx_rounded : nullptr; }
 };
 
 // Incremental decoding: the keys and values of the positions already decoded, kept per cached

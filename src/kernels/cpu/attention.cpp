@@ -206,6 +206,12 @@ std::array<GradientOut, 3> gradient_outs(const AttentionBlocks& a, float* dq, fl
           make(dv, r ? r->dv : nullptr, r ? r->dv_bias : nullptr, a.v_stride, a.v.ld, a.keys, a.d_v)};
 }
 
+// ∂ctx from element `at` on as attention's products read it: in bf16 where it comes so (read as
+// they would round it: half the bytes and no rounding per product), else in float.
+MatrixRef context_gradient(const float* dctx, const RoundedAttentionGradients* rounded, int ld_ctx, std::int64_t at) {
+  return rounded && rounded->dctx ? bf16_matrix(rounded->dctx + at, ld_ctx) : f32_matrix(dctx + at, ld_ctx);
+}
+
 // The batched route: attention as it was before the fused kernel, and for blocks too large for it.
 void batched_forward(MatmulPrecision precision, const AttentionBlocks& a, const AttentionMask& mask, float* probs,
                      float* ctx, Bf16* ctx_rounded) {
@@ -228,7 +234,7 @@ void batched_backward(MatmulPrecision precision, const AttentionBlocks& a, const
   const std::int64_t ctx_stride = static_cast<std::int64_t>(a.queries) * ld_ctx;
   const GemmBatch probs_by_head{a.batch, a.heads, a.heads * block, block, 0, 0, 0, 0};
   const auto f32 = [](const float* x, std::int64_t ld, Trans t = Trans::No) { return f32_matrix(x, ld, t); };
-  const MatrixRef d_ctx = rounded && rounded->dctx ? bf16_matrix(rounded->dctx, ld_ctx) : f32(dctx, ld_ctx);
+  const MatrixRef d_ctx = context_gradient(dctx, rounded, ld_ctx, 0);
   // dV_bh = P_bhᵀ · dctx_bh
   GemmBatch b = probs_by_head;
   b.b_outer = ctx_stride, b.b_inner = a.d_v, b.c_outer = a.v_stride, b.c_inner = a.d_v;
@@ -305,12 +311,8 @@ void attention_backward(MatmulPrecision precision, const AttentionBlocks& a, con
   const std::int64_t block = static_cast<std::int64_t>(a.queries) * a.keys;
   const int ld_ctx = a.heads * a.d_v;
   const float scale = score_scale(a);
-  // A block's ∂ctx as its products read it: in bf16 where it comes so (read as they would round
-  // it: half the bytes and no rounding per product), else in float.
-  const Bf16* const dctx16 = rounded ? rounded->dctx : nullptr;
   const auto dctx_at = [&](const Block& x) {
-    const std::int64_t at = static_cast<std::int64_t>(x.b) * a.queries * ld_ctx + x.h * a.d_v;
-    return dctx16 ? bf16_matrix(dctx16 + at, ld_ctx) : f32_matrix(dctx + at, ld_ctx);
+    return context_gradient(dctx, rounded, ld_ctx, static_cast<std::int64_t>(x.b) * a.queries * ld_ctx + x.h * a.d_v);
   };
   // Where a block's gradients go: in place in float, or (rounded) first into the thread's own
   // scratch (in L1), then rounded into place with their rows summed: the float gradients never go
