@@ -11,6 +11,7 @@
 
 #include "bench_cli.h"
 #include "kernels/backend.h"
+#include "kernels/device_buffer.h"
 #include "kernels/cpu/matmul_primitive.h"
 #include "kernels/cpu/ops.h"
 #include "kernels/cpu/small_product.h"
@@ -27,7 +28,10 @@ Sizes: each D_MODEL D_FF pair given, default 256 1024 (small) and 512 2048 (base
 Then a decoding step's x·Wᵀ (32 and 128 rows): directly, transposed, as oneDNN's matmul and as
 gemm() routes it; and attention's batched per-(sentence, head) products (--sentences sentences × 32
 tokens, d_k 64; 32 is the cpu-hour step's): the AVX-512 small-block kernel against oneDNN's batched
-matmul, and the fused attention kernel forward and backward.)";
+matmul, and the fused attention kernel forward and backward. Last, a decoding step's cached
+attention at beam 4 over --sentences sentences (self-attention at 20 and 40 positions, cross-attention
+over 32 shared by a sentence's hypotheses), its caches read from memory: microseconds a call and
+the cache's bytes a second.)";
 
 double seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -47,6 +51,59 @@ double median_seconds(F&& run) {
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
+}
+
+// A decoding step's attention over its cached keys and values (Backend::cached_attention) at beam 4
+// over `sentences` sentences: self-attention at 20 and 40 positions (each hypothesis its own
+// history, the table per position as the decoder keeps it) and cross-attention over 32 source
+// positions that a sentence's four hypotheses share (one cached row for all). The caches are cycled
+// over copies of together at least 96 MB, so that each call reads them from memory as a step's
+// calls do (the caches of all layers outgrow L3), on 2 MB pages as the backend allocates them.
+void cached_attention_probe(int d, int sentences) {
+  attn::Backend& backend = attn::cpu_backend();
+  const int beam = 4, rows = sentences * beam, dk = 64, heads = d / dk, kv_width = 2 * d;
+  std::vector<float> q(static_cast<std::size_t>(rows) * d, 0.01f), ctx(q.size());
+  struct Case {
+    const char* name;
+    int keys;
+    bool shared;
+  };
+  for (const Case c : {Case{"self", 20, false}, Case{"self", 40, false}, Case{"cross", 32, true}}) {
+    const int cached_rows = c.shared ? sentences : rows;
+    const std::size_t floats = static_cast<std::size_t>(cached_rows) * c.keys * kv_width;
+    const std::size_t copies = std::max<std::size_t>(2, (std::size_t{96} << 20) / (floats * sizeof(float)) + 1);
+    std::vector<attn::DeviceBuffer<float>> caches;
+    for (std::size_t i = 0; i < copies; ++i) {
+      caches.emplace_back(backend, floats);
+      for (std::size_t j = 0; j < floats; ++j) caches.back().data()[j] = 0.001f * static_cast<float>(j % 97);
+    }
+    // The decoder's tables: per position (stride = keys) for self-attention, one entry a row for
+    // the source's memory.
+    std::vector<std::int32_t> rows_of(c.shared ? rows : static_cast<std::size_t>(rows) * c.keys);
+    for (int r = 0; r < rows; ++r)
+      if (c.shared)
+        rows_of[r] = r / beam;
+      else
+        std::fill_n(rows_of.begin() + static_cast<std::ptrdiff_t>(r) * c.keys, c.keys, r);
+    std::vector<float> probs(static_cast<std::size_t>(rows) * heads * c.keys);
+    attn::CachedAttention a;
+    a.rows = rows, a.heads = heads, a.d_k = dk, a.d_v = dk, a.q = q.data(), a.ld_q = d;
+    a.row_stride = static_cast<std::int64_t>(c.keys) * kv_width, a.ld_cache = kv_width;
+    a.rows_of = rows_of.data(), a.rows_of_stride = c.shared ? 0 : c.keys, a.keys = c.keys;
+    a.query_position = c.keys - 1;
+    std::size_t next = 0;
+    const int calls = 20;
+    const double seconds = median_seconds([&] {
+                             for (int i = 0; i < calls; ++i) {
+                               a.cache = caches[next++ % copies].data();
+                               attn::cpu::cached_attention(a, probs.data(), ctx.data());
+                             }
+                           }) /
+                           calls;
+    const double bytes = static_cast<double>(floats) * sizeof(float);
+    std::printf("cached attention %-5s %d rows (beam %d) x %d heads, %d positions  %6.1f us  %5.1f GB/s of the cache\n",
+                c.name, rows, beam, heads, c.keys, seconds * 1e6, bytes / seconds / 1e9);
+  }
 }
 
 int run(std::vector<std::pair<int, int>> sizes, int rows, int sentences) {
@@ -223,6 +280,7 @@ int run(std::vector<std::pair<int, int>> sizes, int rows, int sentences) {
       }
       std::printf("\n");
     }
+    cached_attention_probe(d, sentences);
   }
   return 0;
 }

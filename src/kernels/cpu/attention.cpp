@@ -14,6 +14,7 @@
 #include "kernels/cpu/avx512_blocks.h"
 #include "kernels/cpu/bf16_conversion.h"
 #include "kernels/cpu/ops.h"
+#include "kernels/cpu/prefetch.h"
 #include "kernels/cpu/small_product.h"
 #include "kernels/cpu/softmax_rows.h"
 
@@ -47,23 +48,6 @@ struct Block {
   int b, h, i;
   MatrixRef q, k, v;
 };
-
-// Asks for the cache lines of `rows` rows of `row_bytes` bytes, `stride` bytes apart, to be
-// fetched (for writing where `write`) while the thread computes on what it has: a block's rows are
-// short (128-256 bytes) and far apart, too few in a row for the hardware's prefetchers, so without
-// this every block waited on memory for each of its operands in turn. (Inlined by force: GCC finds
-// a function whose only effect is a prefetch free of side effects and drops the calls to it.)
-[[gnu::always_inline]] inline void prefetch_rows(const void* at, int rows, std::int64_t stride, std::int64_t row_bytes,
-                                                 bool write) {
-  const char* p = static_cast<const char*>(at);
-  for (int r = 0; r < rows; ++r, p += stride)
-    for (std::int64_t b = 0; b < row_bytes; b += 64) {
-      if (write)
-        __builtin_prefetch(p + b, 1, 3);
-      else
-        __builtin_prefetch(p + b, 0, 3);
-    }
-}
 
 // The rows of a block's head of x (rows × cols of x's type).
 [[gnu::always_inline]] inline void prefetch_head(const MatrixRef& x, int rows, int cols) {

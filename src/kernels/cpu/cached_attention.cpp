@@ -13,6 +13,7 @@
 #include "kernels/cpu/fast_exp.h"
 #include "kernels/cpu/key_range.h"
 #include "kernels/cpu/ops.h"
+#include "kernels/cpu/prefetch.h"
 #include "kernels/cpu/reductions.h"
 
 namespace attn::cpu {
@@ -45,23 +46,61 @@ void scores64(const float* q, Key key, int lo, int hi, float* row) {
 }
 #endif
 
+// Where row r's cached positions live (position p in cached row rows_of[p], or rows_of[0] for
+// all of them) and the range of them its query attends to: the cache holds the keys up to the
+// query (causal by construction). previous: row r - 1's table (null for row 0).
+struct RowKeys {
+  const CachedAttention* a;
+  const std::int32_t *rows_of, *previous;
+  int lo, hi;
+  std::int32_t cached_row(const std::int32_t* table, int p) const { return table[a->rows_of_stride ? p : 0]; }
+  const float* at(int p) const {
+    return a->cache + cached_row(rows_of, p) * a->row_stride + static_cast<std::int64_t>(p) * a->ld_cache;
+  }
+  // Whether row r - 1 read position p somewhere else: the hypotheses of a sentence's beam lie in
+  // rows next to each other and share their source (cross-attention) and most of their history
+  // (self-attention), so that what the row before read is mostly in the cache already.
+  bool fresh(int p) const { return !previous || cached_row(previous, p) != cached_row(rows_of, p); }
+};
+
+RowKeys row_keys(const CachedAttention& a, int r) {
+  const auto table = [&](int row) { return a.rows_of + (a.rows_of_stride ? row * a.rows_of_stride : row); };
+  const std::int32_t* rows_of = table(r);
+  const KeyRange keys = key_range(a.keys, a.key_lengths ? static_cast<int>(a.key_lengths[rows_of[0]]) : a.keys,
+                                  a.query_position, false, a.window);
+  return {&a, rows_of, r > 0 ? table(r - 1) : nullptr, keys.lo, keys.hi};
+}
+
+// Asks for one head's keys (offset h·d_k) or values (heads·d_k + h·d_v) at each of a row's
+// positions that the row before did not read: 256 bytes a position at d_k = 64, the positions a
+// cached row (2 KB at the small preset) or more apart and a few dozen of them, which the
+// hardware's prefetchers do not follow (a step's keys and values come from memory: the caches of
+// a batch's layers outgrow L3). Into L2, not L1 (prefetch_to_l2; gemm_bench's cached attention:
+// into L1 gained nothing, into L2 1.2-2.3x, docs/benchmarks.md).
+[[gnu::always_inline]] inline void prefetch_head(const RowKeys& keys, std::int64_t offset, int d) {
+  const std::int64_t bytes = static_cast<std::int64_t>(d) * sizeof(float);
+  if (keys.a->rows_of_stride == 0) {  // one cached row for all positions: fresh for all or none
+    if (keys.fresh(0))
+      for (int p = keys.lo; p < keys.hi; ++p) prefetch_to_l2(keys.at(p) + offset, bytes);
+    return;
+  }
+  for (int p = keys.lo; p < keys.hi; ++p)
+    if (keys.fresh(p)) prefetch_to_l2(keys.at(p) + offset, bytes);
+}
+
 // One row and head. D > 0: d_k = d_v = D known at compile time (the presets' 64), so the dot
 // products and the weighted sum of values unroll into registers; D = 0: any sizes.
 template <int D>
-void one_head(const CachedAttention& a, int r, int h, float scale, float* row, float* out) {
+void one_head(const CachedAttention& a, const RowKeys& keys, int r, int h, float scale, float* row, float* out) {
   const int d_k = D ? D : a.d_k, d_v = D ? D : a.d_v;
-  const std::int32_t* rows_of = a.rows_of + (a.rows_of_stride ? r * a.rows_of_stride : r);
-  auto cached = [&](int p) {
-    const std::int32_t c = rows_of[a.rows_of_stride ? p : 0];
-    return a.cache + c * a.row_stride + static_cast<std::int64_t>(p) * a.ld_cache;
-  };
-  // The cache holds the keys up to the query (causal by construction).
-  const KeyRange keys = key_range(a.keys, a.key_lengths ? static_cast<int>(a.key_lengths[rows_of[0]]) : a.keys,
-                                  a.query_position, false, a.window);
-  const int lo = keys.lo, hi = keys.hi;  // plain ints: OpenMP's simd regions cannot capture a structured binding
+  auto cached = [&](int p) { return keys.at(p); };
+  const int lo = keys.lo, hi = keys.hi;  // plain ints: OpenMP's simd regions cannot capture members
   std::fill(row, row + a.keys, 0.0f);
   std::fill(out, out + d_v, 0.0f);
   if (lo >= hi) return;
+  const std::int64_t value_offset = static_cast<std::int64_t>(a.heads) * d_k + h * d_v;
+  // The values are read after the scores: asked for now, they arrive while the scores are taken.
+  prefetch_head(keys, value_offset, d_v);
   const float* q = a.q + static_cast<std::int64_t>(r) * a.ld_q + h * d_k;
   float max = -INFINITY;
 #if defined(__AVX512F__)
@@ -89,7 +128,6 @@ void one_head(const CachedAttention& a, int r, int h, float scale, float* row, f
     sum += e;
   }
   const float inv = 1.0f / sum;
-  const std::int64_t value_offset = static_cast<std::int64_t>(a.heads) * d_k + h * d_v;
 #if defined(__AVX512F__)
   if constexpr (D == 64) {
     // Two keys at a time into two sets of accumulators: one set's chain of dependent
@@ -146,12 +184,18 @@ void cached_attention(const CachedAttention& a, float* probs, float* ctx) {
 #pragma omp parallel for schedule(static) if (work > (1 << 15))
   for (std::int64_t task = 0; task < tasks; ++task) {
     const int r = static_cast<int>(task / a.heads), h = static_cast<int>(task % a.heads);
+    const RowKeys keys = row_keys(a, r);
+    // The next task's keys, asked for while this one runs (its values: at its start, above).
+    if (task + 1 < tasks) {
+      const int next_r = static_cast<int>((task + 1) / a.heads), next_h = static_cast<int>((task + 1) % a.heads);
+      prefetch_head(next_r == r ? keys : row_keys(a, next_r), static_cast<std::int64_t>(next_h) * a.d_k, a.d_k);
+    }
     float* row = probs + task * a.keys;
     float* out = ctx + static_cast<std::int64_t>(r) * ld_ctx + h * a.d_v;
     if (d64)
-      one_head<64>(a, r, h, scale, row, out);
+      one_head<64>(a, keys, r, h, scale, row, out);
     else
-      one_head<0>(a, r, h, scale, row, out);
+      one_head<0>(a, keys, r, h, scale, row, out);
   }
 }
 
