@@ -75,8 +75,7 @@ RowKeys row_keys(const CachedAttention& a, int r) {
 // positions that the row before did not read: 256 bytes a position at d_k = 64, the positions a
 // cached row (2 KB at the small preset) or more apart and a few dozen of them, which the
 // hardware's prefetchers do not follow (a step's keys and values come from memory: the caches of
-// a batch's layers outgrow L3). Into L2, not L1 (prefetch_to_l2; gemm_bench's cached attention:
-// into L1 gained nothing, into L2 1.2-2.3x, docs/benchmarks.md).
+// a batch's layers outgrow L3). Into L2, not L1 (prefetch_to_l2).
 [[gnu::always_inline]] inline void prefetch_head(const RowKeys& keys, std::int64_t offset, int d) {
   const std::int64_t bytes = static_cast<std::int64_t>(d) * sizeof(float);
   if (keys.a->rows_of_stride == 0) {  // one cached row for all positions: fresh for all or none
