@@ -41,11 +41,15 @@ struct Shape {
   bool ta, tb;
 };
 
-template <typename F>
-double median_seconds(F&& run) {
+// The median of 7 runs of `run` after one that warms up (JIT, first touch); `before` runs untimed
+// before each.
+template <typename F, typename B = void (*)()>
+double median_seconds(
+    F&& run, B&& before = [] {}) {
   run();  // warm-up: JIT, first touch
   std::vector<double> t;
   for (int i = 0; i < 7; ++i) {
+    before();
     const double start = seconds();
     run();
     t.push_back(seconds() - start);
@@ -54,22 +58,16 @@ double median_seconds(F&& run) {
   return t[t.size() / 2];
 }
 
-// The median of 7 runs of `run`, each after 64 MB were read (not timed), so that its operands come
-// from memory.
+// Runs `run` from memory: the median_seconds of it with 64 MB read before each run (not timed).
 template <typename F>
 double median_seconds_cold(F&& run) {
   static std::vector<float> flush(std::size_t{16} << 20, 1.0f);
-  std::vector<double> t;
   float sink = 0;
-  for (int i = 0; i < 7; ++i) {
+  const double seconds = median_seconds(run, [&] {
     for (std::size_t j = 0; j < flush.size(); j += 16) sink += flush[j];
-    const double start = seconds();
-    run();
-    t.push_back(seconds() - start);
-  }
+  });
   if (sink < 0) std::printf(" ");  // keeps the reads
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return seconds;
 }
 
 // A decoding step's attention over its cached keys and values (Backend::cached_attention) at beam 4

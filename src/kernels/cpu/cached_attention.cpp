@@ -92,7 +92,6 @@ RowKeys row_keys(const CachedAttention& a, int r) {
 template <int D>
 void one_head(const CachedAttention& a, const RowKeys& keys, int r, int h, float scale, float* row, float* out) {
   const int d_k = D ? D : a.d_k, d_v = D ? D : a.d_v;
-  auto cached = [&](int p) { return keys.at(p); };
   const int lo = keys.lo, hi = keys.hi;  // plain ints: OpenMP's simd regions cannot capture members
   std::fill(row, row + a.keys, 0.0f);
   std::fill(out, out + d_v, 0.0f);
@@ -105,13 +104,13 @@ void one_head(const CachedAttention& a, const RowKeys& keys, int r, int h, float
 #if defined(__AVX512F__)
   if constexpr (D == 64) {
     scores64(
-        q, [&](int p) { return cached(p) + h * D; }, lo, hi, row);
+        q, [&](int p) { return keys.at(p) + h * D; }, lo, hi, row);
     max = row_max(row + lo, hi - lo);
   } else
 #endif
   {
     for (int p = lo; p < hi; ++p) {
-      const float* k = cached(p) + h * d_k;
+      const float* k = keys.at(p) + h * d_k;
       float s = 0;
 #pragma omp simd reduction(+ : s)
       for (int i = 0; i < d_k; ++i) s += q[i] * k[i];
@@ -136,7 +135,7 @@ void one_head(const CachedAttention& a, const RowKeys& keys, int r, int h, float
     int p = lo;
     for (; p + 2 <= hi; p += 2) {
       const float w0 = row[p] *= inv, w1 = row[p + 1] *= inv;
-      const float *v0 = cached(p) + value_offset, *v1 = cached(p + 1) + value_offset;
+      const float *v0 = keys.at(p) + value_offset, *v1 = keys.at(p + 1) + value_offset;
       const __m512 vw0 = _mm512_set1_ps(w0), vw1 = _mm512_set1_ps(w1);
       avx512::unrolled<4>([&](auto i) {
         acc0[i] = _mm512_fmadd_ps(vw0, _mm512_loadu_ps(v0 + 16 * i), acc0[i]);
@@ -145,7 +144,7 @@ void one_head(const CachedAttention& a, const RowKeys& keys, int r, int h, float
     }
     if (p < hi) {
       const float w = row[p] *= inv;
-      const float* v = cached(p) + value_offset;
+      const float* v = keys.at(p) + value_offset;
       avx512::unrolled<4>(
           [&](auto i) { acc0[i] = _mm512_fmadd_ps(_mm512_set1_ps(w), _mm512_loadu_ps(v + 16 * i), acc0[i]); });
     }
@@ -157,7 +156,7 @@ void one_head(const CachedAttention& a, const RowKeys& keys, int r, int h, float
     float acc[D] = {};
     for (int p = lo; p < hi; ++p) {
       const float w = row[p] *= inv;
-      const float* v = cached(p) + value_offset;
+      const float* v = keys.at(p) + value_offset;
 #pragma omp simd
       for (int i = 0; i < D; ++i) acc[i] += w * v[i];
     }
@@ -165,7 +164,7 @@ void one_head(const CachedAttention& a, const RowKeys& keys, int r, int h, float
   } else {
     for (int p = lo; p < hi; ++p) {
       const float w = row[p] *= inv;
-      const float* v = cached(p) + value_offset;
+      const float* v = keys.at(p) + value_offset;
 #pragma omp simd
       for (int i = 0; i < d_v; ++i) out[i] += w * v[i];
     }
